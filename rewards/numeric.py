@@ -1,0 +1,207 @@
+"""Multi-precision numeric comparison of F' and f.
+
+The screen answers "is F' - f identically zero?" by evaluation at generic
+points. A fixed precision with a relative tolerance is exploitable: with
+rtol=1e-12, ``e^x + 10^{-13} x`` passes for ``e^x`` and
+``sin x + sin(10^{-30} x)`` passes for ``cos x``. A fixed precision also
+false-rejects true pairs that lose digits to cancellation (``x**100`` times
+``erfc``). Both are solved the same way: evaluate again with more digits.
+Round-off shrinks as precision rises; a real difference does not.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath as mp
+import sympy as sp
+
+from .timebox import Deadline, StepTimeout
+
+# Digits used at each level. 30 is the cheap screen; 60 and 120 are only
+# paid for rejections that need confirming and for unproven accepts.
+LEVELS = (30, 60, 120)
+# Digits a computation may lose to rounding and still count as "agrees" at
+# that precision: at 30 digits a residual below 1e-20 is round-off.
+GUARD_DIGITS = 10
+# A residual that shrinks by fewer than this many orders of magnitude when
+# the precision rises is a real difference, not round-off.
+STABLE_ORDERS = 3
+MIN_USABLE_POINTS = 4
+
+# Generic complex points: non-zero imaginary parts almost surely miss poles
+# and branch cuts, which a real-axis sampler cannot promise. Exact decimal
+# strings, so every precision level samples exactly the same points.
+COMPLEX_POINTS = (
+    ("0.7351", "0.3172"), ("-1.2837", "0.6193"), ("2.1379", "-0.4271"),
+    ("-3.4517", "0.8123"), ("1.6942", "0.5387"), ("-0.8261", "-0.7519"),
+    ("3.3078", "0.2946"), ("-2.5194", "-0.3628"),
+)
+# Real fallback for non-analytic pieces (Abs, sign, Piecewise): straddles
+# zero, so an answer that matches the integrand on one half-line only is
+# caught; avoids small integers and common singularities.
+REAL_POINTS = ("-5.13", "-3.31", "-1.27", "-0.41", "0.67", "1.53", "3.09", "4.77")
+# Values given to the integrand's own parameters (``a*x``), when it has any.
+PARAMETER_VALUES = ("1.3719", "0.5923", "2.2171", "0.8467", "1.7713", "3.1191")
+
+# For real x, sign(x)/Abs(x) == 1/x, but for complex z it is 1/conj(z):
+# complex sampling would reject a correct log|x| answer.
+NON_ANALYTIC = (sp.Abs, sp.sign, sp.re, sp.im, sp.conjugate, sp.Piecewise, sp.Heaviside,
+                sp.floor, sp.ceiling, sp.arg)
+
+
+@dataclass
+class Residuals:
+    dps: int
+    worst: Any  # mpf, or None when no point was usable
+    n_usable: int
+    worst_point: str | None
+
+
+def _points(mode: str) -> list[tuple[str, str]]:
+    if mode == "real":
+        return [(p, "0") for p in REAL_POINTS]
+    return list(COMPLEX_POINTS)
+
+
+def sampling_mode(*exprs: sp.Expr) -> str:
+    return "real" if any(e.has(*NON_ANALYTIC) for e in exprs) else "complex"
+
+
+class _Compiled:
+    """F' and f lambdified once; evaluated at any precision."""
+
+    def __init__(self, derivative: sp.Expr, integrand: sp.Expr, symbol: sp.Symbol,
+                 params: list[sp.Symbol]) -> None:
+        args = [symbol, *params]
+        # Separately, rather than lambdifying a simplified residual:
+        # ``simplify`` can produce a Piecewise holding ``zoo``, which lambdify
+        # cannot compile at all.
+        self.f_derivative = sp.lambdify(args, derivative, "mpmath")
+        self.f_integrand = sp.lambdify(args, integrand, "mpmath")
+        self.n_params = len(params)
+
+    def residuals(self, dps: int, points: list[tuple[str, str]], deadline: Deadline) -> dict:
+        """Relative residual at each usable point index, at ``dps`` digits."""
+        out: dict[int, Any] = {}
+        with mp.workdps(dps):
+            params = [mp.mpf(v) for v in PARAMETER_VALUES[: self.n_params]]
+            for index, (re_, im_) in enumerate(points):
+                deadline.check()
+                point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
+                try:
+                    value_d = mp.mpmathify(self.f_derivative(point, *params))
+                    value_f = mp.mpmathify(self.f_integrand(point, *params))
+                except StepTimeout:
+                    raise
+                except Exception:  # noqa: BLE001 - a pole or domain error: point unusable
+                    continue
+                if not (mp.isfinite(value_d) and mp.isfinite(value_f)):
+                    continue
+                scale = max(abs(value_d), abs(value_f), mp.mpf(1))
+                out[index] = abs(value_d - value_f) / scale
+        return out
+
+
+def _tiny(residual, dps: int) -> bool:
+    return residual <= mp.mpf(10) ** (-(dps - GUARD_DIGITS))
+
+
+def _classify(low, high, low_dps: int, high_dps: int) -> str:
+    """zero | nonzero | undecided, from the residuals at two precisions."""
+    if _tiny(high, high_dps):
+        return "zero"
+    added = high_dps - low_dps
+    if high == 0 or (low > 0 and high <= low * mp.mpf(10) ** (-(added // 2))):
+        # Shrinking by at least half the added digits is round-off being
+        # squeezed out; accept only once the top level agrees to 20 digits.
+        return "zero" if high <= mp.mpf("1e-20") else "undecided"
+    if low == 0 or high >= low * mp.mpf(10) ** (-STABLE_ORDERS):
+        # Stable, or a difference that only appeared with more digits (a
+        # 1e-40 term is invisible at 30 digits): a real difference.
+        return "nonzero"
+    return "undecided"
+
+
+class NumericComparer:
+    """Evaluates F' - f at fixed points and escalates precision on demand.
+
+    ``screen()`` is the cheap first pass (30 digits, escalating only to
+    confirm a rejection); ``confirm_zero()`` is the strict test an answer
+    must pass to be accepted without a symbolic proof.
+    """
+
+    def __init__(self, derivative: sp.Expr, integrand: sp.Expr, symbol: sp.Symbol,
+                 params: list[sp.Symbol], deadline: Deadline, mode: str | None = None) -> None:
+        self.mode = mode or sampling_mode(derivative, integrand)
+        self.points = _points(self.mode)
+        self.deadline = deadline
+        self._compiled = _Compiled(derivative, integrand, symbol, params)
+        self._cache: dict[int, dict[int, Any]] = {}
+
+    def _at(self, dps: int) -> dict[int, Any]:
+        if dps not in self._cache:
+            self._cache[dps] = self._compiled.residuals(dps, self.points, self.deadline)
+        return self._cache[dps]
+
+    def _common(self, *levels: int) -> tuple[list[Any], int, str | None]:
+        """Worst residual per level over the points usable at every level."""
+        maps = [self._at(d) for d in levels]
+        keys = set(maps[0])
+        for m in maps[1:]:
+            keys &= set(m)
+        if not keys:
+            return [None] * len(levels), 0, None
+        worst_key = max(keys, key=lambda k: maps[-1][k])
+        worst = [max(m[k] for k in keys) for m in maps]
+        re_, im_ = self.points[worst_key]
+        point = re_ if im_ == "0" else f"{re_}{'+' if not im_.startswith('-') else ''}{im_}j"
+        return worst, len(keys), point
+
+    def _record(self, decision: str, levels: tuple[int, ...], worst: list[Any], n_usable: int,
+                point: str | None) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "decision": decision,
+            "n_points": len(self.points),
+            "n_usable": n_usable,
+            "levels": list(levels),
+            "worst_rel_residual": [None if w is None else mp.nstr(w, 3) for w in worst],
+            "worst_point": point,
+        }
+
+    def screen(self) -> dict[str, Any]:
+        """zero_low | zero | nonzero | inconclusive.
+
+        ``zero_low`` means "agrees to 20 digits at 30-digit precision": good
+        enough to go on to the symbolic proof, not good enough to accept
+        without one (an added 1e-30 term hides there).
+        """
+        first = LEVELS[0]
+        worst, n_usable, point = self._common(first)
+        if n_usable < MIN_USABLE_POINTS:
+            return self._record("inconclusive", (first,), worst, n_usable, point)
+        if _tiny(worst[0], first):
+            return self._record("zero_low", (first,), worst, n_usable, point)
+        return self._escalate()
+
+    def _escalate(self) -> dict[str, Any]:
+        for low, high in zip(LEVELS, LEVELS[1:]):
+            worst, n_usable, point = self._common(low, high)
+            if n_usable < MIN_USABLE_POINTS:
+                return self._record("inconclusive", (low, high), worst, n_usable, point)
+            decision = _classify(worst[0], worst[1], low, high)
+            if decision != "undecided":
+                return self._record(decision, (low, high), worst, n_usable, point)
+        return self._record("inconclusive", (LEVELS[-2], LEVELS[-1]), worst, n_usable, point)
+
+    def confirm_zero(self) -> dict[str, Any]:
+        """Strict test for a numeric-only accept: the top two precision
+        levels must classify as zero, so a hidden term would have to be
+        below about 1e-110 to slip through."""
+        low, high = LEVELS[-2], LEVELS[-1]
+        worst, n_usable, point = self._common(low, high)
+        if n_usable < MIN_USABLE_POINTS:
+            return self._record("inconclusive", (low, high), worst, n_usable, point)
+        return self._record(_classify(worst[0], worst[1], low, high), (low, high), worst,
+                            n_usable, point)

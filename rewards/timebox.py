@@ -1,0 +1,89 @@
+"""Bounding the time of one step inside the process that runs it.
+
+SymPy's ``simplify`` and mpmath's special functions can run for minutes on
+an innocent-looking input. The reward's worker processes call the checker on
+their main thread, where ``signal.setitimer`` can interrupt pure-Python loops
+(measured here: slow ``simplify`` and ``sympify("9**9**9")``). Anywhere else
+(a thread, or a host program that owns SIGALRM) the limit degrades to a
+cooperative deadline checked between steps; the caller-side watchdog of the
+reward executor is the hard bound in every case.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class StepTimeout(Exception):
+    """A time-boxed step ran past its limit."""
+
+
+class Deadline:
+    """A point in monotonic time, shared by every stage of one check."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self._end = None if seconds is None else time.monotonic() + max(0.0, seconds)
+
+    def remaining(self) -> float:
+        if self._end is None:
+            return float("inf")
+        return max(0.0, self._end - time.monotonic())
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0.0
+
+    def check(self) -> None:
+        if self.expired():
+            raise StepTimeout("deadline passed")
+
+
+def _signals_usable() -> bool:
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if not hasattr(signal, "setitimer"):
+        return False
+    handler = signal.getsignal(signal.SIGALRM)
+    # Only take SIGALRM when nobody else does: a host program's own alarm
+    # handler (a test runner's timeout, say) must keep working.
+    return handler in (signal.SIG_DFL, signal.SIG_IGN, None, _raise_step_timeout)
+
+
+def _raise_step_timeout(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise StepTimeout("time limit")
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[bool]:
+    """Interrupt the block with :class:`StepTimeout` after ``seconds``.
+
+    Yields whether a real (signal) interrupt is armed. Nested limits keep the
+    tighter one and re-arm the outer timer on exit.
+
+    >>> with time_limit(1.0):
+    ...     total = sum(range(1000))
+    >>> total
+    499500
+    """
+    if seconds <= 0:
+        raise StepTimeout("no time left")
+    if not _signals_usable():
+        yield False
+        return
+    previous_handler = signal.signal(signal.SIGALRM, _raise_step_timeout)
+    outer_remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+    started = time.monotonic()
+    limit = seconds if outer_remaining <= 0 else min(seconds, outer_remaining)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if outer_remaining > 0:
+            left = outer_remaining - (time.monotonic() - started)
+            # An outer limit that already passed fires at once on re-arm.
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-4))

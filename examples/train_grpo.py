@@ -33,8 +33,9 @@ import argparse
 import dataclasses
 import logging
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = REPO_ROOT / "configs" / "grpo"
@@ -206,14 +207,21 @@ def build_grpo_config(
 # ---------------------------------------------------------------------------------------
 # reward and trainer
 # ---------------------------------------------------------------------------------------
-def build_reward_funcs(reward_config: str | Path | None = None) -> list[Callable]:
-    """The reward functions: one ``rewards.AntiderivativeReward`` (from ``reward_config`` if given)."""
+def build_reward_funcs(reward_config: str | Path | None = None, **reward_kwargs: Any) -> list[Callable]:
+    """The reward functions: one ``rewards.AntiderivativeReward``.
+
+    Built with ``AntiderivativeReward.from_config(reward_config, **reward_kwargs)``
+    when a YAML (shaping preset or full reward config) is given, else
+    ``AntiderivativeReward(**reward_kwargs)``. ``reward_kwargs`` with value
+    ``None`` are dropped, so the YAML keeps the last word on anything unset.
+    """
     _ensure_repo_on_path()
     from rewards import AntiderivativeReward
 
+    kwargs = {k: v for k, v in reward_kwargs.items() if v is not None}
     if reward_config is not None:
-        return [AntiderivativeReward.from_config(reward_config)]
-    return [AntiderivativeReward()]
+        return [AntiderivativeReward.from_config(reward_config, **kwargs)]
+    return [AntiderivativeReward(**kwargs)]
 
 
 def build_trainer(
@@ -222,6 +230,7 @@ def build_trainer(
     train_dataset: Any,
     args: Any,
     reward_config: str | Path | None = None,
+    reward_kwargs: dict[str, Any] | None = None,
     reward_funcs: Sequence[Callable] | None = None,
     processing_class: Any = None,
     peft_config: Any = None,
@@ -229,14 +238,14 @@ def build_trainer(
     """Build a ``trl.GRPOTrainer``.
 
     ``model`` is a Hub name, a local directory or a model object. The rewards
-    come from :func:`build_reward_funcs` (``AntiderivativeReward``) unless
-    ``reward_funcs`` is passed, which replaces them (used by tests with a stand-in
-    function).
+    come from :func:`build_reward_funcs` (``AntiderivativeReward`` built from
+    ``reward_config`` and ``reward_kwargs``) unless ``reward_funcs`` is passed,
+    which replaces them (a hook for tests and custom rewards).
     """
     from trl import GRPOTrainer
 
     if reward_funcs is None:
-        reward_funcs = build_reward_funcs(reward_config)
+        reward_funcs = build_reward_funcs(reward_config, **(reward_kwargs or {}))
     return GRPOTrainer(
         model=str(model) if isinstance(model, Path) else model,
         reward_funcs=list(reward_funcs),
@@ -339,9 +348,22 @@ def main(argv: Sequence[str] | None = None, *, reward_funcs: Sequence[Callable] 
         train_dataset=train_dataset,
         args=grpo_args,
         reward_config=args.reward_config,
+        # The reward reads the same columns the prompts were built from.
+        reward_kwargs={
+            "integrand_column": args.integrand_column,
+            "symbol_column": args.symbol_column,
+            "symbol": None if args.default_symbol == "x" else args.default_symbol,
+        },
         reward_funcs=reward_funcs,
     )
-    trainer.train()
+    try:
+        trainer.train()
+    finally:
+        if reward_funcs is None:  # ours: stop AntiderivativeReward's checker worker processes
+            for func in trainer.reward_funcs:
+                close = getattr(func, "close", None)
+                if callable(close):
+                    close()
     if not args.no_save:
         trainer.save_model(grpo_args.output_dir)
         logger.info("saved model to %s", grpo_args.output_dir)

@@ -24,6 +24,7 @@ import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from loky import get_reusable_executor
@@ -81,12 +82,14 @@ def _warmup() -> int:
     return os.getpid()
 
 
-def _check_chunk(jobs: list[Job], options: dict[str, Any]) -> tuple[list[dict], dict]:
-    from .checker import check_antiderivative
+def _check_chunk(jobs: list[Job], options: dict[str, Any],
+                 check_fn: Callable[..., CheckResult] | None = None) -> tuple[list[dict], dict]:
+    if check_fn is None:
+        from .checker import check_antiderivative as check_fn
 
     out = []
     for candidate, integrand, symbol in jobs:
-        result = check_antiderivative(candidate, integrand, symbol=symbol, **options)
+        result = check_fn(candidate, integrand, symbol=symbol, **options)
         out.append(result.to_dict())
     return out, {"pid": os.getpid(), "rss_mb": _rss_mb()}
 
@@ -123,7 +126,12 @@ class CheckPool:
                  check_options: dict[str, Any] | None = None, chunk_size: int = 4,
                  memory_limit_mb: int | None = 3072, margin_s: float = 2.0,
                  idle_timeout_s: float = 600.0, max_tasks_per_pool: int = 20_000,
-                 max_worker_rss_mb: float = 2048.0) -> None:
+                 max_worker_rss_mb: float = 2048.0,
+                 check_fn: Callable[..., CheckResult] | None = None) -> None:
+        # check_fn: a module-level function with check_antiderivative's
+        # signature, run in the workers instead of it (fault-injection tests,
+        # custom checkers). It must be importable by the workers.
+        self.check_fn = check_fn
         self.workers = workers or available_cpus()
         self.timeout_s = float(timeout_s)
         self.check_options = {"timeout_s": self.timeout_s, **(check_options or {})}
@@ -261,7 +269,7 @@ class CheckPool:
                 break
             try:
                 future = executor.submit(_check_chunk, [jobs[i] for i in indices],
-                                         self.check_options)
+                                         self.check_options, self.check_fn)
             except (RuntimeError, BrokenProcessPool, ShutdownExecutorError):
                 # Shut down behind our back (another thread, a crash): start
                 # over with a fresh executor on the next loop.

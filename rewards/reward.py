@@ -27,7 +27,7 @@ from .extract import BoxPolicy, ExtractionStatus, extract_answer
 from .pool import CheckPool, Job
 from .shaping import CONFIG_DIR, RewardShaping
 from .trace import TraceWriter
-from .verdict import CheckResult, Confidence, StageRecord, Verdict
+from .verdict import NO_ANSWER_REASONS, CheckResult, Confidence, StageRecord, Verdict
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
 
@@ -105,7 +105,7 @@ class AntiderivativeReward:
                  memory_limit_mb: int | None = 3072, cache_size: int = 20_000,
                  max_tasks_per_worker_pool: int = 20_000, trace_max_bytes: int = 50_000_000,
                  trace_backups: int = 3, watchdog_margin_s: float = 2.0,
-                 idle_timeout_s: float = 600.0) -> None:
+                 idle_timeout_s: float = 600.0, check_fn: Any = None) -> None:
         self.shaping = RewardShaping.load(shaping)
         BoxPolicy(box_policy)  # fail fast on a typo, not on the first batch
         if answer_syntax not in ("auto", "latex", "sympy"):
@@ -120,6 +120,7 @@ class AntiderivativeReward:
             "cache_size": cache_size, "max_tasks_per_worker_pool": max_tasks_per_worker_pool,
             "trace_max_bytes": trace_max_bytes, "trace_backups": trace_backups,
             "watchdog_margin_s": watchdog_margin_s, "idle_timeout_s": idle_timeout_s,
+            "check_fn": check_fn,
         }
         # TRL names the metric after __name__ (an instance has none by default).
         self.__name__ = name
@@ -156,7 +157,7 @@ class AntiderivativeReward:
                            "integrand_kind": cfg["integrand_kind"]},
             chunk_size=cfg["chunk_size"], memory_limit_mb=cfg["memory_limit_mb"],
             margin_s=cfg["watchdog_margin_s"], idle_timeout_s=cfg["idle_timeout_s"],
-            max_tasks_per_pool=cfg["max_tasks_per_worker_pool"])
+            max_tasks_per_pool=cfg["max_tasks_per_worker_pool"], check_fn=cfg["check_fn"])
         self._trace = (TraceWriter(cfg["trace_path"], cfg["trace_max_bytes"],
                                    cfg["trace_backups"]) if cfg["trace_path"] else None)
         self._batch_index = 0
@@ -307,6 +308,9 @@ class AntiderivativeReward:
         n = max(1, len(judged))
         counts = Counter(o.verdict for o in judged)
         metrics = {f"frac_{v.value.lower()}": counts.get(v.value, 0) / n for v in Verdict}
+        metrics["frac_no_answer"] = sum(
+            1 for o in judged if o.result.verdict is Verdict.UNPARSEABLE
+            and o.result.reason in NO_ANSWER_REASONS) / n
         numeric_only = sum(1 for o in judged if o.result.confidence is Confidence.NUMERIC_ONLY)
         metrics["numeric_only_share"] = numeric_only / n
         checked = [o for o in judged if o.extracted is not None]

@@ -54,6 +54,8 @@ LADDER: tuple[tuple[str, Callable[[sp.Expr], sp.Expr], float], ...] = (
     ("logcombine", lambda e: sp.expand(sp.logcombine(e, force=True)), 0.15),
     ("powsimp", lambda e: sp.expand(sp.powsimp(e, force=True)), 0.15),
     ("radsimp", lambda e: sp.cancel(sp.radsimp(e)), 0.2),
+    # polylog(1, z), lowergamma(1/2, x), ... into elementary functions.
+    ("expand_func", lambda e: sp.cancel(sp.expand(sp.expand_func(e))), 0.2),
     ("simplify", sp.simplify, 1.0),
 )
 

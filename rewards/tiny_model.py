@@ -201,7 +201,12 @@ def build_tiny_model(out_dir: str | Path, *, seed: int = 0) -> Path:
     """
     import torch
     from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
-    from transformers import GenerationConfig, PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+    from transformers import (
+        GenerationConfig,
+        PreTrainedTokenizerFast,
+        Qwen2Config,
+        Qwen2ForCausalLM,
+    )
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,2 @@
+def add_parsers(sub):
+    pass

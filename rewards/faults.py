@@ -1,0 +1,46 @@
+"""Fault injection for tests of the worker pool (never used in production).
+
+``faulty_check`` behaves like :func:`rewards.check_antiderivative` except for a
+few magic candidate strings that simulate what a worker can suffer: a hang
+in C code (no signal reaches it), a hard crash, runaway memory. Tests pass it
+as ``check_fn`` so the real pool machinery (watchdog, kill, resubmission)
+is exercised end to end.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from .checker import check_antiderivative
+from .verdict import CheckResult
+
+HANG = "FAULT:HANG"  # sleeps with SIGALRM blocked: only the watchdog can end it
+STUCK_IN_C = "FAULT:C_LOOP"  # a long big-integer power, uninterruptible C code
+CRASH = "FAULT:CRASH"  # the worker dies (SIGKILL to itself) on every attempt
+CRASH_ONCE = "FAULT:CRASH_ONCE:"  # dies unless a marker file (path follows) exists
+OOM = "FAULT:OOM"  # allocates past the worker's RLIMIT_AS
+
+
+def faulty_check(candidate, integrand, *, symbol="x", **options) -> CheckResult:
+    if candidate == HANG:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(3600)
+    if candidate == STUCK_IN_C:
+        _ = 7 ** (10**9)  # minutes of C, no bytecode boundary for a handler
+    if candidate == CRASH:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if candidate.startswith(CRASH_ONCE):
+        marker = candidate[len(CRASH_ONCE):]
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+        candidate = r"\frac{x^{2}}{2}"
+    if candidate == OOM:
+        try:
+            hog = bytearray(64 * 2**30)  # past any sane RLIMIT_AS
+            del hog
+        except MemoryError:
+            pass
+        candidate = r"\frac{x^{2}}{2}"
+    return check_antiderivative(candidate, integrand, symbol=symbol, **options)

@@ -61,9 +61,15 @@ __all__ = ["canonicalize_latex", "parse_latex", "MAX_CHARS", "MAX_DEPTH", "MAX_E
 
 MAX_CHARS = 2000            # canonical text longer than this: "too_long"
 MAX_INPUT_CHARS = 10_000    # canonicalize refuses raw text longer than this
-MAX_DEPTH = 50              # bracket nesting: "too_deep" (the parser recurses)
+MAX_DEPTH = 20              # bracket nesting: "too_deep" (parser time grows steeply)
+MAX_SCRIPT_DEPTH = 4        # x^{x^{x^{x^{...}}}}: "too_deep"
+MAX_SCRIPT_GROUPS = 40      # braced ^{...} / _{...} groups: "too_deep"
+MAX_BARS = 40               # '|' characters: "too_deep"
 MAX_EXPONENT = 1000         # |numeric exponent|: "exponent_too_large"
-MAX_CONST_BITS = 20_000     # size of an exact constant: "number_too_large"
+MAX_CONST_BITS = 12_000     # all exact constants together (bits): "number_too_large"
+#                             (str() of an int over 4300 digits raises ValueError)
+MAX_ROOT_BASE_BITS = 200    # constant base of a non-integer power (sqrt of a huge
+#                             integer makes SymPy hunt for perfect powers: seconds)
 MAX_FACTORIAL_ARG = 1000    # n!, Gamma(n), binomial(n, k) with constant n
 
 # Stand-in for a function the grammar does not know: \log_{\text{FN<name>}}.
@@ -149,7 +155,7 @@ def _collapse_ws(text: str) -> str:
 
 
 def _bracket_matches(s: str) -> dict[int, int]:
-    """Positions of matching (), [], {} (both directions), one linear pass.
+    r"""Positions of matching (), [], {} (both directions), one linear pass.
 
     Escaped ``\{``/``\}`` are not brackets. Unmatched brackets are absent.
     """
@@ -331,7 +337,7 @@ def _rule_trailing_text(t: str) -> str:
 
 
 def _rule_lhs_equation(t: str) -> str:
-    """Keep the right-hand side of the last top-level ``=``.
+    r"""Keep the right-hand side of the last top-level ``=``.
 
     ``F(x) = ...``, ``y = ...`` and ``\int f dx = ...`` all become the RHS;
     an empty RHS keeps the left. A top-level comma or semicolon means a
@@ -429,12 +435,22 @@ def _rule_digit_space(t: str) -> str:
 
 
 _EULER_E = re.compile(
-    r"\\(?:mathrm|text|textrm|operatorname|mathit|mathnormal|rm) ?\{ ?e ?\}|\{ ?\\rm ?e ?\}"
-    r"|\\mathrm ?e(?![A-Za-z])|\\exponentialE(?![A-Za-z])")
+    r"\\(?:mathrm|textrm|operatorname|mathit|mathnormal|rm|textup|textnormal) ?\{ ?e ?\}"
+    r"|\{ ?\\rm ?e ?\}|\\mathrm ?e(?![A-Za-z])|\\exponentialE(?![A-Za-z])")
+_ROMAN_LETTER = re.compile(
+    r"\\(?:mathrm|textrm|operatorname|mathit|mathnormal|rm|textup|textnormal|mathsf|textit)"
+    r" ?\{ ?([A-Za-z]) ?\}|\{ ?\\rm ?([A-Za-z]) ?\}")
 
 
 def _rule_euler_e(t: str) -> str:
-    return _EULER_E.sub(" e", t)
+    # Upright e: the parser reads \text{e} as Symbol("e"), which parse_latex
+    # maps to E unless e is the integration variable. (A bare e is E already.)
+    return _EULER_E.sub(r"\\text{e}", t)
+
+
+def _rule_roman_letter(t: str) -> str:
+    # \mathrm{x} is x (the parser would make a Symbol named "math{x}").
+    return _ROMAN_LETTER.sub(lambda m: m.group(1) or m.group(2), t)
 
 
 _POLYLOG_CALL = re.compile(
@@ -507,7 +523,7 @@ def _rule_function_names(t: str, fired: set[str]) -> str:
 
 def _scan_bare_argument(s: str, k: int, match: dict[int, int],
                         next_bar: list[int]) -> int | None:
-    """End of an unparenthesised function argument starting at ``k``.
+    r"""End of an unparenthesised function argument starting at ``k``.
 
     Consumes factors (letters, digits, groups, scripts, commands such as
     \frac or \sqrt) and stops at a top-level operator, closing bracket,
@@ -648,16 +664,19 @@ def _rule_mixed_fraction_guard(t: str) -> str:
 
 
 def _rule_outer_parens(t: str) -> str:
-    # A parenthesis around the whole answer is a grouping, not a tuple or an
-    # interval; the parser is ~10x slower when it has to decide that.
+    # A parenthesis or brace around the whole answer is a grouping, not a
+    # tuple, interval or set; the parser is ~10x slower when it has to decide
+    # that (and {x} alone would be a set).
     t = t.strip()
-    for _ in range(10):
-        if len(t) < 2 or t[0] != "(" or t[-1] != ")":
-            break
-        if _bracket_matches(t).get(0) != len(t) - 1:
-            break
-        t = t[1:-1].strip()
-    return t
+    match = _bracket_matches(t)
+    lo, hi = 0, len(t) - 1
+    while lo < hi and t[lo] in "({" and match.get(lo) == hi:
+        lo, hi = lo + 1, hi - 1
+        while lo < hi and t[lo] == " ":
+            lo += 1
+        while hi > lo and t[hi] == " ":
+            hi -= 1
+    return t[lo:hi + 1]
 
 
 # Order matters: spacing before anything that looks at neighbours, \left
@@ -687,6 +706,7 @@ _TAIL: list[tuple[str, _Rule]] = [
 ]
 _AFTER: list[tuple[str, _Rule]] = [
     ("euler_e", _rule_euler_e),
+    ("roman_letter", _rule_roman_letter),
     ("polylog_call", _rule_polylog_call),
 ]
 _FINAL: list[tuple[str, _Rule]] = [
@@ -704,11 +724,11 @@ def canonicalize_latex(text: str, rules: list[str]) -> str:
 
     >>> rules = []
     >>> canonicalize_latex(r"F(x) = \dfrac{x^{2}}{2} + C", rules)
-    '\\frac{x^{2}}{2}'
+    '\\frac{x^2}{2}'
     >>> rules
-    ['frac_variant', 'lhs_equation', 'trailing_constant']
+    ['frac_variant', 'script_braces', 'trailing_constant', 'lhs_equation']
     >>> canonicalize_latex(r"\log\left|x\right| \, dx", [])
-    '\\ln(|x|)'
+    '\\ln{|x|}'
     """
     if not isinstance(text, str):
         raise ParseFailure("latex_error", f"expected text, got {type(text).__name__}")
@@ -759,19 +779,75 @@ _INTEGRAL = re.compile(r"\\(?:iiint|iint|int|oint|intop|smallint)(?![A-Za-z])|\u
 _TEXT_EXPONENT = re.compile(r"\^ ?\{? ?[+-]? ?(\d+)")
 
 
-def _check_depth(text: str, max_depth: int) -> None:
-    depth = 0
-    for c in text:
+_SIGN_CHAIN = re.compile(r"[+-](?: ?[+-]){2,}")
+
+
+def _check_structure(text: str, max_depth: int) -> None:
+    """Linear pre-parser scan for shapes the ANTLR parser is slow on.
+
+    The grammar's prediction cost grows steeply with nesting (measured:
+    ``{`` nested 20 deep at the top level takes ~50 s) and with nested
+    superscripts (``x^{x^{...}}`` 12 deep: ~0.5 s each), so we bound bracket
+    depth, superscript nesting, the number of braced scripts and of ``|``,
+    and reject TeX's "double superscript" (``x^2^3``, ``x^{2}^{3}``).
+    """
+    if _SIGN_CHAIN.search(text):
+        raise ParseFailure("latex_error", "three or more signs in a row")
+    n = len(text)
+    stack: list[str] = []           # per open bracket: "^" / "_" for a script group, else ""
+    script_depth = script_groups = bars = 0
+    i = 0
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            m = _CMD_AT.match(text, i)
+            i = m.end() if m else i + 2
+            continue
         if c in "({[":
-            depth += 1
-            if depth > max_depth:
+            stack.append("")
+            if len(stack) > max_depth:
                 raise ParseFailure("too_deep", f"brackets nested deeper than {max_depth}")
         elif c in ")}]":
-            depth -= 1
-    # Chains the grammar also recurses on without brackets: ^ towers,
-    # prefix signs, function heads. A generous cap on their total.
-    if text.count("^") + text.count("\\") > 4 * max_depth + 200:
-        raise ParseFailure("too_deep", "too many operators for the parser")
+            kind = stack.pop() if stack else ""
+            if kind:
+                script_depth -= 1
+                _no_double_script(text, i + 1, kind)
+        elif c == "|":
+            bars += 1
+            if bars > MAX_BARS:
+                raise ParseFailure("too_deep", f"more than {MAX_BARS} '|' bars")
+        elif c in "^_":
+            j = i + 1 + (1 if i + 1 < n and text[i + 1] == " " else 0)
+            if j < n and text[j] == "{":
+                script_depth += 1
+                script_groups += 1
+                if script_depth > MAX_SCRIPT_DEPTH:
+                    raise ParseFailure("too_deep", f"superscripts nested deeper than "
+                                                   f"{MAX_SCRIPT_DEPTH}")
+                if script_groups > MAX_SCRIPT_GROUPS:
+                    raise ParseFailure("too_deep", f"more than {MAX_SCRIPT_GROUPS} braced "
+                                                   f"superscripts/subscripts")
+                stack.append(c)
+                if len(stack) > max_depth:
+                    raise ParseFailure("too_deep", f"brackets nested deeper than {max_depth}")
+                i = j + 1
+                continue
+            if j < n and text[j] == "\\":
+                m = _CMD_AT.match(text, j)
+                end = m.end() if m else j + 2
+            else:
+                end = j + 1
+            _no_double_script(text, end, c)
+            i = end
+            continue
+        i += 1
+
+
+def _no_double_script(text: str, after: int, kind: str) -> None:
+    """TeX rejects x^a^b (x_1^2 is fine); the parser nests such chains deeply."""
+    j = after + (1 if after < len(text) and text[after] == " " else 0)
+    if j < len(text) and text[j] == kind:
+        raise ParseFailure("latex_error", "double superscript or subscript")
 
 
 def _check_text_exponents(text: str) -> None:
@@ -841,11 +917,13 @@ def _const_abs(e: sp.Expr, bits: float, what: str) -> float:
     return mag
 
 
-def _inspect(e: sp.Basic) -> float | None:
+def _inspect(e: sp.Basic, total: list[float]) -> float | None:
     """Walk the unevaluated tree; return a size bound (bits) if constant.
 
     Raises on things that are not answers or that would explode when
     evaluated. Nothing here evaluates a subtree that was not bounded first.
+    ``total[0]`` accumulates the sizes of all maximal constant subtrees:
+    evaluation may multiply them together (``10^{999} \\cdot 10^{999} ...``).
     """
     if isinstance(e, sp.Integral):
         raise ParseFailure("echoed_integral", "answer contains an unevaluated integral")
@@ -862,32 +940,43 @@ def _inspect(e: sp.Basic) -> float | None:
         if isinstance(e, sp.Symbol):
             return None
         return 2.0                      # pi, E, oo, I, ...
-    child = [_inspect(a) for a in e.args]
+    child = [_inspect(a, total) for a in e.args]
     constant = all(c is not None for c in child)
     bits: float | None = None
-    if isinstance(e, sp.Pow) or isinstance(e, sp.exp):
-        base_bits, exp_node, exp_bits = (
-            (child[0], e.args[1], child[1]) if isinstance(e, sp.Pow) else (2.0, e.args[0], child[0]))
+    if isinstance(e, (sp.Pow, sp.exp)):
+        if isinstance(e, sp.Pow):
+            base_bits, exp_node, exp_bits = child[0], e.args[1], child[1]
+        else:
+            base_bits, exp_node, exp_bits = 2.0, e.args[0], child[0]
         power = None
         if exp_bits is not None:
             power = _const_abs(exp_node, exp_bits, "exponent_too_large")
             if power > MAX_EXPONENT:
                 raise ParseFailure("exponent_too_large", f"exponent {power:.4g}")
+            if (base_bits is not None and base_bits > MAX_ROOT_BASE_BITS
+                    and not exp_node.is_Integer):
+                raise ParseFailure("number_too_large", "non-integer power of a huge constant")
         if constant:
             bits = (base_bits or 2.0) * max(1.0, power or 1.0) + 2.0
     elif isinstance(e, _BIG_ARG_FUNCS):
-        for arg, b in zip(e.args, child):
+        biggest = 1.0
+        for arg, b in zip(e.args, child, strict=True):
             if b is not None:
                 n = _const_abs(arg, b, "number_too_large")
                 if n > MAX_FACTORIAL_ARG:
                     raise ParseFailure("number_too_large",
                                        f"{type(e).__name__} of {n:.4g}")
+                biggest = max(biggest, n)
         if constant:
-            bits = sum(child) + MAX_FACTORIAL_ARG * 10.0
+            bits = sum(child) + biggest * max(1.0, math.log2(biggest)) + 2.0
     elif constant:
         bits = sum(child) + len(child)
     if bits is not None and bits > MAX_CONST_BITS:
         raise ParseFailure("number_too_large", "a constant is too large")
+    if not constant:
+        total[0] += sum(b for b in child if b is not None)
+        if total[0] > MAX_CONST_BITS:
+            raise ParseFailure("number_too_large", "the constants are too large together")
     return bits
 
 
@@ -949,7 +1038,7 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS
         raise ParseFailure("empty", "nothing to parse")
     if len(text) > max_chars:
         raise ParseFailure("too_long", f"{len(text)} characters (limit {max_chars})")
-    _check_depth(text, max_depth)
+    _check_structure(text, max_depth)
     if _INTEGRAL.search(text):
         raise ParseFailure("echoed_integral", "the answer still contains an integral sign")
     _check_text_exponents(text)
@@ -967,7 +1056,7 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS
     if not isinstance(raw, sp.Expr) or isinstance(raw, sp.MatrixExpr):
         raise ParseFailure("not_an_expression", f"parsed to a {type(raw).__name__}")
     try:
-        _inspect(raw)
+        _inspect(raw, [0.0])
         expr = _rebuild(raw, symbol)
     except (ParseFailure, StepTimeout):
         raise

@@ -44,19 +44,50 @@ def _rewrite_exp(expr: sp.Expr) -> sp.Expr:
     return sp.cancel(sp.expand(expr.rewrite(sp.exp)))
 
 
-# (name, transform, share of the remaining budget it may take at most)
-LADDER: tuple[tuple[str, Callable[[sp.Expr], sp.Expr], float], ...] = (
-    ("expand", sp.expand, 0.15),
-    ("cancel", sp.cancel, 0.15),
-    ("together_expand", lambda e: sp.expand(sp.together(e)), 0.15),
-    ("rewrite_exp", _rewrite_exp, 0.25),
-    ("trigsimp", sp.trigsimp, 0.25),
-    ("logcombine", lambda e: sp.expand(sp.logcombine(e, force=True)), 0.15),
-    ("powsimp", lambda e: sp.expand(sp.powsimp(e, force=True)), 0.15),
-    ("radsimp", lambda e: sp.cancel(sp.radsimp(e)), 0.2),
+_TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc, sp.sinh, sp.cosh, sp.tanh, sp.coth,
+         sp.sech, sp.csch)
+_INVERSE = (sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc, sp.asinh, sp.acosh, sp.atanh,
+            sp.acoth)
+
+
+def _always(expr: sp.Expr) -> bool:
+    return True
+
+
+def _has_trig(expr: sp.Expr) -> bool:
+    return expr.has(*_TRIG) or expr.has(*_INVERSE) or expr.has(sp.exp)
+
+
+def _has_log(expr: sp.Expr) -> bool:
+    return expr.has(sp.log)
+
+
+def _has_radical(expr: sp.Expr) -> bool:
+    return any(isinstance(p.exp, sp.Rational) and not p.exp.is_Integer
+               for p in expr.atoms(sp.Pow))
+
+
+def _has_special(expr: sp.Expr) -> bool:
+    return any(isinstance(f, sp.Function) and not isinstance(f, (*_TRIG, *_INVERSE, sp.exp,
+                                                                   sp.log, sp.Abs, sp.sign))
+               for f in expr.atoms(sp.Function))
+
+
+# (name, transform, applies-to predicate, share of the remaining budget).
+# A rung that cannot apply (trigsimp on a rational function) is skipped: on
+# a hard true identity every rung runs, so wasted rungs cost real seconds.
+LADDER: tuple[tuple[str, Callable[[sp.Expr], sp.Expr], Callable[[sp.Expr], bool], float], ...] = (
+    ("expand", sp.expand, _always, 0.15),
+    ("cancel", sp.cancel, _always, 0.15),
+    ("together_expand", lambda e: sp.expand(sp.together(e)), _always, 0.15),
+    ("rewrite_exp", _rewrite_exp, _has_trig, 0.25),
+    ("trigsimp", sp.trigsimp, _has_trig, 0.25),
+    ("logcombine", lambda e: sp.expand(sp.logcombine(e, force=True)), _has_log, 0.15),
+    ("powsimp", lambda e: sp.expand(sp.powsimp(e, force=True)), _has_radical, 0.15),
+    ("radsimp", lambda e: sp.cancel(sp.radsimp(e)), _has_radical, 0.2),
     # polylog(1, z), lowergamma(1/2, x), ... into elementary functions.
-    ("expand_func", lambda e: sp.cancel(sp.expand(sp.expand_func(e))), 0.2),
-    ("simplify", sp.simplify, 1.0),
+    ("expand_func", lambda e: sp.cancel(sp.expand(sp.expand_func(e))), _has_special, 0.2),
+    ("simplify", sp.simplify, _always, 1.0),
 )
 
 
@@ -73,7 +104,9 @@ def symbolic_zero(residual: sp.Expr, deadline: Deadline,
     """
     tried: list[dict[str, Any]] = []
     outcome = "ok"
-    for name, transform, share in LADDER:
+    for name, transform, applies, share in LADDER:
+        if not applies(residual):
+            continue
         remaining = deadline.remaining()
         if remaining <= 0.01:
             outcome = "timeout"

@@ -1,0 +1,206 @@
+"""Verdicts of the staged checker on cases the project writes itself."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from rewards import CheckResult, Confidence, Verdict, check_antiderivative
+
+x = sp.Symbol("x")
+
+
+def verdict(candidate, integrand, kind="latex", **kw) -> CheckResult:
+    return check_antiderivative(candidate, integrand, input_kind=kind, timeout_s=20, **kw)
+
+
+@pytest.mark.parametrize("candidate, integrand", [
+    # constant offsets: both are antiderivatives of sin x cos x
+    (r"\frac{\sin^2 x}{2}", "sin(x)*cos(x)"),
+    (r"-\frac{\cos^2 x}{2}", "sin(x)*cos(x)"),
+    (r"-\frac{\cos(2x)}{4} + C", "sin(x)*cos(x)"),
+    # ln|x| forms
+    (r"\ln|x| + C", "1/x"),
+    (r"\ln\left|x\right|", "1/x"),
+    (r"\log(x)", "1/x"),
+    (r"\ln|2x|", "1/x"),
+    (r"\ln\left|\sec x + \tan x\right| + C", "sec(x)"),
+    (r"-\ln|\cos x|", "tan(x)"),
+    (r"\frac{1}{2}\ln\left|\frac{x-1}{x+1}\right|", "1/(x**2 - 1)"),
+    # arctan vs -arccot
+    (r"\arctan x", "1/(1 + x**2)"),
+    (r"-\operatorname{arccot} x", "1/(1 + x**2)"),
+    (r"\tan^{-1}(x) + C", "1/(1 + x**2)"),
+    # special functions
+    (r"\frac{\sqrt{\pi}}{2}\operatorname{erf}(x)", "exp(-x**2)"),
+    (r"\operatorname{Ei}(x)", "exp(x)/x"),
+    (r"-\operatorname{Li}_{2}(-x)", "log(1 + x)/x"),
+    # Abs answers (real sampling)
+    (r"\frac{x|x|}{2}", "Abs(x)"),
+    # by parts, substitution, hyperbolic
+    (r"(x-1)e^{x} + C", "x*exp(x)"),
+    (r"x\ln x - x", "log(x)"),
+    (r"\frac{e^{x}(\sin x - \cos x)}{2}", "exp(x)*sin(x)"),
+    (r"\sinh^{-1} x", "1/sqrt(x**2 + 1)"),
+    (r"\ln\left(x + \sqrt{x^2+1}\right)", "1/sqrt(x**2 + 1)"),
+    (r"\frac{2}{3}x^{3/2}", "sqrt(x)"),
+    (r"\frac{x^{101}}{101}", "x**100"),
+])
+def test_correct_forms(candidate, integrand):
+    result = verdict(candidate, integrand)
+    assert result.verdict is Verdict.CORRECT, result.render()
+    assert result.confidence in (Confidence.SYMBOLIC, Confidence.NUMERIC_ONLY)
+
+
+@pytest.mark.parametrize("candidate, integrand, reason", [
+    (r"\frac{x^3}{2}", "x**2", "numeric_mismatch"),
+    (r"\cos x", "sin(x)", "numeric_mismatch"),
+    (r"2x", "x**2", "numeric_mismatch"),  # the derivative given instead
+    (r"x^2", "x**2", "numeric_mismatch"),  # the integrand itself
+    # the two tolerance exploits of a pure relative tolerance
+    (r"\sin x + \sin(10^{-30}x)", "cos(x)", "numeric_mismatch"),
+    (r"e^x + 10^{-13}x", "exp(x)", "numeric_mismatch"),
+    (r"\frac{x^3}{3} + 10^{-40} x", "x**2", "numeric_mismatch"),
+    # extra symbols: right derivative, but not an antiderivative in x alone
+    (r"\frac{x^2}{2} + y", "x", "residual_symbols"),
+    (r"Cx", "1", "residual_symbols"),
+    (r"C \cdot \frac{x^2}{2}", "x", "residual_symbols"),
+    (r"x e^{C}", "1", "residual_symbols"),
+])
+def test_wrong(candidate, integrand, reason):
+    result = verdict(candidate, integrand)
+    assert result.verdict is Verdict.WRONG, result.render()
+    assert result.reason == reason
+    assert result.stages[-1].stage == result.stage
+
+
+def test_piecewise_matching_half_the_line_is_wrong():
+    # Right on x > 0 only: the real sampling straddles zero.
+    half = sp.Piecewise((x**3 / 3, x > 0), (0, True))
+    assert verdict(half, "x**2", kind="expr").verdict is Verdict.WRONG
+    abs_trick = sp.Abs(x) ** 3 / 3
+    assert verdict(abs_trick, "x**2", kind="expr").verdict is Verdict.WRONG
+
+
+def test_piecewise_correct_everywhere_is_accepted():
+    full = sp.Piecewise((x**3 / 3, x > 0), (x**3 / 3 + 5, True))
+    assert verdict(full, "x**2", kind="expr").verdict is Verdict.CORRECT
+
+
+def test_echoed_integral_is_unparseable_never_evaluated():
+    result = verdict(r"\int x^2\, dx", "x**2")
+    assert result.verdict is Verdict.UNPARSEABLE
+    assert result.reason == "echoed_integral"
+    expr_result = verdict(sp.Integral(x**2, x), "x**2", kind="expr")
+    assert expr_result.verdict is Verdict.UNPARSEABLE
+    assert expr_result.reason == "echoed_integral"
+
+
+def test_derivative_node_is_not_evaluated_for_the_model():
+    result = verdict(sp.Derivative(x**3 / 3, x), "x**2", kind="expr")
+    assert result.verdict is Verdict.UNPARSEABLE
+
+
+def test_numeric_only_accept_is_marked_and_still_correct():
+    # A budget too small for any proof: the strict numeric test decides.
+    result = check_antiderivative(r"\frac{x^3}{3}", "x**2", input_kind="latex",
+                                  timeout_s=20, proof_budget_s=0.0)
+    assert result.verdict is Verdict.CORRECT
+    assert result.confidence in (Confidence.SYMBOLIC, Confidence.NUMERIC_ONLY)
+    hard = check_antiderivative(r"\arcsin\left(\frac{x}{\sqrt{1+x^2}}\right)", "1/(1 + x**2)",
+                                input_kind="latex", timeout_s=20, proof_budget_s=0.0)
+    assert hard.verdict is Verdict.CORRECT
+    assert hard.confidence is Confidence.NUMERIC_ONLY
+    assert hard.stage == "numeric_accept"
+
+
+def test_cancellation_needs_more_digits_and_is_rescued():
+    # x**100 * erfc-type pairs lose many digits to cancellation at 30 digits.
+    integrand = "x**20*exp(-x)"
+    candidate = -sp.exp(-x) * sum(sp.factorial(20) / sp.factorial(k) * x**k
+                                  for k in range(21))
+    result = verdict(candidate, integrand, kind="expr")
+    assert result.verdict is Verdict.CORRECT
+
+
+def test_response_kind_extracts_then_parses():
+    text = r"Integrating by parts... so the answer is $\boxed{x\sin x + \cos x + C}$."
+    result = verdict(text, "x*cos(x)", kind="response")
+    assert result.verdict is Verdict.CORRECT
+    assert result.stages[0].stage == "candidate_extract"
+    assert result.extracted == r"x\sin x + \cos x + C"
+
+
+def test_response_with_answer_tags_in_sympy_syntax():
+    text = "Thinking...\n<answer>-2*x*asin(x) - 2*sqrt(1 - x**2) + C</answer>"
+    result = verdict(text, "-2*asin(x)", kind="response")
+    assert result.verdict is Verdict.CORRECT
+    parse = next(s for s in result.stages if s.stage == "candidate_parse")
+    assert parse.data["parser"] == "sympy"
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("no box here", "no_answer"),
+    (r"\boxed{}", "empty"),
+    (r"\boxed{x^2", "unbalanced"),
+])
+def test_extraction_failures_are_unparseable_with_reason(text, reason):
+    result = verdict(text, "x", kind="response")
+    assert result.verdict is Verdict.UNPARSEABLE
+    assert result.reason == reason
+
+
+def test_math_fallback_is_opt_in():
+    text = r"The antiderivative is $\frac{x^2}{2}$."
+    assert verdict(text, "x", kind="response").reason == "no_answer"
+    assert verdict(text, "x", kind="response", math_fallback=True).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize("symbol, integrand, candidate", [
+    ("t", "t**2", r"\frac{t^3}{3} + C"),
+    ("X", "cos(X)", r"\sin X"),
+])
+def test_configurable_variable(symbol, integrand, candidate):
+    assert verdict(candidate, integrand, symbol=symbol).verdict is Verdict.CORRECT
+
+
+def test_integrand_parameters_may_appear_in_the_answer():
+    assert verdict(r"\frac{a x^2}{2}", "a*x").verdict is Verdict.CORRECT
+    assert verdict(r"\frac{b x^2}{2}", "a*x").verdict is Verdict.WRONG
+
+
+def test_bad_integrand_is_a_checker_error_not_a_model_penalty():
+    result = verdict(r"x", "__import__('os')")
+    assert result.verdict is Verdict.CHECKER_ERROR
+    assert result.reason.startswith("integrand_")
+    assert verdict("x", None).verdict is Verdict.CHECKER_ERROR
+
+
+def test_imaginary_unit_from_latex():
+    # sympy.latex prints I as i
+    result = verdict(r"\frac{i}{2} \log(1 - i x) - \frac{i}{2}\log(1 + i x)", "1/(1 + x**2)")
+    assert result.verdict is Verdict.CORRECT, result.render()
+
+
+def test_result_serializes_and_renders():
+    result = verdict(r"\sin x + \sin(10^{-30}x)", "cos(x)")
+    payload = json.loads(json.dumps(result.to_dict()))
+    assert payload["verdict"] == "WRONG"
+    assert payload["stages"][-1]["stage"] == payload["verdict_stage"]
+    assert CheckResult.from_dict(payload).verdict is Verdict.WRONG
+    text = result.render()
+    assert "numeric_screen" in text and "verdict=WRONG" in text
+
+
+@pytest.mark.parametrize("text", [
+    "", "\x00\x01\x02", "x" * 1_000_000, r"\boxed{" * 5000, r"\boxed{x}" * 5000,
+    r"\boxed{(x+1)^{100000}}", r"\boxed{(10^{10})!}", r"\boxed{9^{9^{9^{9}}}}",
+    "import os; os.system('echo hi')", r"\boxed{" + "(" * 3000 + "x" + ")" * 3000 + "}",
+    r"\boxed{\frac{1}{0}}", r"\boxed{\infty}", "<answer>zoo</answer>", "<answer>nan</answer>",
+])
+def test_bad_input_always_gives_a_result(text):
+    result = check_antiderivative(text, "x", input_kind="response", timeout_s=5)
+    assert isinstance(result, CheckResult)
+    assert result.verdict is not Verdict.CORRECT
+    assert result.verdict is not Verdict.CHECKER_ERROR, result.render()

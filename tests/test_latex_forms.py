@@ -1,0 +1,525 @@
+r"""rewards.latex on the LaTeX forms models actually write, and on hostile input.
+
+Every accepted form is checked NUMERICALLY against the intended SymPy
+expression at two points (x = 0.37 and x = 1.9), with integration constants
+substituted by 0, so the tests pin down meaning rather than tree shape.
+"""
+from __future__ import annotations
+
+import doctest
+import time
+
+import pytest
+import sympy as sp
+
+from rewards import latex as latex_module
+from rewards.errors import ParseFailure
+from rewards.latex import canonicalize_latex, parse_latex
+from rewards.timebox import StepTimeout
+
+x, t = sp.symbols("x t")
+POINTS = (0.37, 1.9)
+CONSTANT_NAMES = {"C", "c", "K", "C_1", "C_{1}", "k"}
+
+
+def parse(text: str, symbol: str = "x", rules: list[str] | None = None) -> sp.Expr:
+    return parse_latex(canonicalize_latex(text, [] if rules is None else rules), symbol)
+
+
+def assert_numerically_equal(got: sp.Expr, expected: sp.Expr, symbol: sp.Symbol = x) -> None:
+    assert isinstance(got, sp.Expr), got
+    got = got.subs({s: 0 for s in got.free_symbols if s.name in CONSTANT_NAMES})
+    extra = got.free_symbols - {symbol}
+    assert not extra, f"unexpected symbols {extra} in {got}"
+    for value in POINTS:
+        a = complex(sp.N(got.subs(symbol, value), 30))
+        b = complex(sp.N(expected.subs(symbol, value), 30))
+        assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), (got, expected, value, a, b)
+
+
+def test_doctests_in_module_pass():
+    failures, tried = doctest.testmod(latex_module)
+    assert tried > 0
+    assert failures == 0
+
+
+# --- accepted forms, variable x ---------------------------------------------
+
+E = sp.E
+FORMS_X: list[tuple[str, sp.Expr]] = [
+    # polynomials, fractions, roots
+    (r"\frac{x^{2}}{2} + C", x**2 / 2),
+    (r"\dfrac{1}{3}x^3+C", x**3 / 3),
+    (r"\tfrac12 x^2", x**2 / 2),
+    (r"x^2/2", x**2 / 2),
+    (r"\frac{1}{2}x^{2}", x**2 / 2),
+    (r"1/2 x^2", x**2 / 2),
+    (r"\frac{x^3}{3} + C_1", x**3 / 3),
+    (r"\frac{x^3}{3} + C_{1}", x**3 / 3),
+    (r"x^3 + K", x**3),
+    (r"\frac{x^4}{4} + c", x**4 / 4),
+    (r"\frac{x^2}{2} + \text{C}", x**2 / 2),
+    (r"\frac{x^2}{2} + \mathrm{C}", x**2 / 2),
+    (r"\frac{x^2}{2} + \text{constant}", x**2 / 2),
+    (r"\frac{1}{x}", 1 / x),
+    (r"-\frac{1}{x}", -1 / x),
+    (r"\sqrt[3]{x}", sp.cbrt(x)),
+    (r"\sqrt{x^2+1}", sp.sqrt(x**2 + 1)),
+    (r"x\sqrt{x}", x**sp.Rational(3, 2)),
+    (r"2\sqrt{x}", 2 * sp.sqrt(x)),
+    (r"2\sqrt x", 2 * sp.sqrt(x)),
+    (r"\frac{2}{3}x^{3/2}", sp.Rational(2, 3) * x**sp.Rational(3, 2)),
+    (r"x^{\frac{3}{2}}", x**sp.Rational(3, 2)),
+    (r"\frac{2 x^{\frac{3}{2}}}{3}", sp.Rational(2, 3) * x**sp.Rational(3, 2)),
+    (r"\left(x^2+1\right)^{3}", (x**2 + 1) ** 3),
+    (r"\frac{(x+1)^{5}}{5}", (x + 1) ** 5 / 5),
+    (r"x^{-1}", 1 / x),
+    (r"x^-2", x**-2),
+    # logarithms: \log is NATURAL
+    (r"\ln|x| + C", sp.log(sp.Abs(x))),
+    (r"\ln\left|x+1\right|", sp.log(sp.Abs(x + 1))),
+    (r"\ln\lvert x \rvert", sp.log(sp.Abs(x))),
+    (r"\ln(x)", sp.log(x)),
+    (r"\log(x)", sp.log(x)),
+    (r"\log x", sp.log(x)),
+    (r"\log{\left(x \right)}", sp.log(x)),
+    (r"\log_{2} x", sp.log(x, 2)),
+    (r"\log_2(x)", sp.log(x, 2)),
+    (r"\log_{10}(x)", sp.log(x, 10)),
+    (r"x\ln x - x + C", x * sp.log(x) - x),
+    (r"\frac{1}{2}\ln\left|\frac{x-1}{x+1}\right| + C",
+     sp.log(sp.Abs((x - 1) / (x + 1))) / 2),
+    (r"\frac{x^2}{2}\ln x - \frac{x^2}{4}", x**2 * sp.log(x) / 2 - x**2 / 4),
+    (r"\ln^2 x", sp.log(x) ** 2),
+    # exponentials and Euler's number
+    (r"e^{2x}/2", sp.exp(2 * x) / 2),
+    (r"\frac{e^{2x}}{2}", sp.exp(2 * x) / 2),
+    (r"\mathrm{e}^{x}", sp.exp(x)),
+    (r"\text{e}^{x}", sp.exp(x)),
+    (r"\exp(x^2)", sp.exp(x**2)),
+    (r"\exp{\left(x \right)}", sp.exp(x)),
+    (r"x \cdot e^x - e^x", x * sp.exp(x) - sp.exp(x)),
+    (r"x e^{x} - e^{x} + C", x * sp.exp(x) - sp.exp(x)),
+    (r"e^{x}(x-1)", sp.exp(x) * (x - 1)),
+    (r"-\frac{1}{2}e^{-2x}", -sp.exp(-2 * x) / 2),
+    (r"e^{x}\sin x", sp.exp(x) * sp.sin(x)),
+    (r"e x", E * x),
+    # trigonometric and inverse trigonometric
+    (r"-\cos x + C", -sp.cos(x)),
+    (r"\frac{1}{2}\sin^2 x", sp.sin(x) ** 2 / 2),
+    (r"\sin^{2}(x)", sp.sin(x) ** 2),
+    (r"\sin x \cos x", sp.sin(x) * sp.cos(x)),
+    (r"\sin 2x", sp.sin(2 * x)),
+    (r"\sin x^2", sp.sin(x**2)),
+    (r"\sin^{-1}(x)", sp.asin(x)),
+    (r"\sin^{-1} x", sp.asin(x)),
+    (r"\sin^-1 x", sp.asin(x)),
+    (r"\arcsin x", sp.asin(x)),
+    (r"\tan^{-1}(x/2)/2", sp.atan(x / 2) / 2),
+    (r"\frac{1}{2}\arctan\left(\frac{x}{2}\right)", sp.atan(x / 2) / 2),
+    (r"\cos^{-1}(x)", sp.acos(x)),
+    (r"\operatorname{atan}{\left(x \right)}", sp.atan(x)),
+    (r"\mathrm{arctan}(x)", sp.atan(x)),
+    (r"\arccot x", sp.acot(x)),
+    (r"\operatorname{arccot}(x)", sp.acot(x)),
+    (r"\text{arcsec}(x)", sp.asec(x)),
+    (r"\tan x \sec x", sp.tan(x) * sp.sec(x)),
+    (r"\ln|\sec x + \tan x|", sp.log(sp.Abs(sp.sec(x) + sp.tan(x)))),
+    # hyperbolic and inverse hyperbolic
+    (r"\operatorname{asinh}{\left(x \right)}", sp.asinh(x)),
+    (r"\sinh^{-1} x", sp.asinh(x)),
+    (r"\operatorname{arcsinh} x", sp.asinh(x)),
+    (r"\text{arsinh}(x)", sp.asinh(x)),
+    (r"arsinh(x)", sp.asinh(x)),
+    (r"\operatorname{artanh}(x)", sp.atanh(x)),
+    (r"\coth x", sp.coth(x)),
+    (r"\sech^2 x", sp.sech(x) ** 2),
+    (r"\text{sech}(x+1)", sp.sech(x + 1)),
+    (r"\operatorname{sech}(x)", sp.sech(x)),
+    (r"\csch x", sp.csch(x)),
+    (r"\sech^{-1} x", sp.asech(x)),
+    (r"\cosh x \sinh x", sp.cosh(x) * sp.sinh(x)),
+    # special functions
+    (r"\operatorname{erf}(x)", sp.erf(x)),
+    (r"\frac{\sqrt{\pi}}{2}\operatorname{erf}{\left(x \right)}", sp.sqrt(sp.pi) * sp.erf(x) / 2),
+    (r"\frac{\sqrt{\pi} \operatorname{erf}{\left(x \right)}}{2}", sp.sqrt(sp.pi) * sp.erf(x) / 2),
+    (r"\operatorname{Ei}{\left(x \right)}", sp.Ei(x)),
+    (r"\operatorname{Ei}(2x)", sp.Ei(2 * x)),
+    (r"\operatorname{Li}_{2}\left(x\right)", sp.polylog(2, x)),
+    (r"\operatorname{Li}_2(x)", sp.polylog(2, x)),
+    (r"\operatorname{polylog}(3, x)", sp.polylog(3, x)),
+    (r"\operatorname{li}(x)", sp.li(x)),
+    (r"\operatorname{Si}(x) + \operatorname{Ci}(x)", sp.Si(x) + sp.Ci(x)),
+    # equations, integrals echoed on the left, decorations
+    (r"F(x) = \frac{x^2}{2} + C", x**2 / 2),
+    (r"y = x^3", x**3),
+    (r"\int x^2\,dx = \frac{x^3}{3} + C", x**3 / 3),
+    (r"\int x^{2} \, \mathrm{d}x = \frac{x^{3}}{3}", x**3 / 3),
+    (r"F(x) := \sin x", sp.sin(x)),
+    (r"\frac{x^2}{2}.", x**2 / 2),
+    (r"\frac{x^2}{2},", x**2 / 2),
+    (r"$\frac{x^2}{2}$", x**2 / 2),
+    (r"\(\frac{x^2}{2}\)", x**2 / 2),
+    (r"\displaystyle \frac{x^2}{2} + C", x**2 / 2),
+    (r"\frac{x^3}{3}\,dx", x**3 / 3),
+    (r"\cos x \, \mathrm{d}x", sp.cos(x)),
+    (r"\frac{x^2}{2} + C, \text{ where } C \in \mathbb{R}", x**2 / 2),
+    (r"\boxed{\frac{x^2}{2}}", x**2 / 2),
+    # unicode and spacing
+    ("\u2212\\cos x", -sp.cos(x)),
+    ("x\u00b2/2", x**2 / 2),
+    ("\u03c0 x", sp.pi * x),
+    ("2\u221ax", 2 * sp.sqrt(x)),
+    ("x \u00b7 e^x", x * sp.exp(x)),
+    (r"\frac{x^2}{2}\;+\;\frac{x}{3}", x**2 / 2 + x / 3),
+    (r"x\!\cdot\!\sin x", x * sp.sin(x)),
+    (r"x~\sin x", x * sp.sin(x)),
+    (r"x \times \cos x", x * sp.cos(x)),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FORMS_X, ids=[f[0] for f in FORMS_X])
+def test_form_parses_to_expected_value(text, expected):
+    assert_numerically_equal(parse(text), expected)
+
+
+def test_there_are_plenty_of_forms():
+    assert len(FORMS_X) >= 60
+
+
+# --- variable t ---------------------------------------------------------------
+
+FORMS_T: list[tuple[str, sp.Expr]] = [
+    (r"\frac{t^{2}}{2} + C", t**2 / 2),
+    (r"\sin t - t\cos t", sp.sin(t) - t * sp.cos(t)),
+    (r"\ln|t| + C", sp.log(sp.Abs(t))),
+    (r"e^{t}\,dt", sp.exp(t)),
+    (r"\frac{1}{3}t^3 \, \mathrm{d}t", t**3 / 3),
+    (r"F(t) = \arctan t", sp.atan(t)),
+    (r"\int \cos t\,dt = \sin t + C", sp.sin(t)),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FORMS_T, ids=[f[0] for f in FORMS_T])
+def test_forms_in_t(text, expected):
+    assert_numerically_equal(parse(text, "t"), expected, t)
+
+
+# --- library quirks we correct (each was a silent misreading) ----------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # \log is base 10 in latex2sympy2_extended
+    (r"\log(x)", sp.log(x)),
+    # an unparenthesised argument swallows \cdot, * and /
+    (r"\sin x \cdot \cos x", sp.sin(x) * sp.cos(x)),
+    (r"\ln|x| \cdot x", x * sp.log(sp.Abs(x))),
+    (r"\sin x / 2", sp.sin(x) / 2),
+    (r"\sin{x} \cdot x", x * sp.sin(x)),
+    # SymPy's printing of log(x)**2 reads as log(x**2)
+    (r"\log{\left(x \right)}^{2}", sp.log(x) ** 2),
+    (r"\operatorname{erf}^{2}{\left(x \right)}", sp.erf(x) ** 2),
+    # mixed numbers
+    (r"2\frac{1}{3}x", sp.Rational(2, 3) * x),
+    (r"2\frac{1}{3}", sp.Rational(2, 3)),
+    # implicit product binding tighter than /
+    (r"1/2 x^2", x**2 / 2),
+    # space-separated digits were summed
+    (r"12 345 x", 12345 * x),
+    (r"x^2 3", 3 * x**2),
+    # \text{erf}(x+1) was erf*(x+1), \sech x was sec(h*x)
+    (r"\text{erf}(x+1)", sp.erf(x + 1)),
+    (r"\sech x", sp.sech(x)),
+])
+def test_library_quirks_are_corrected(text, expected):
+    assert_numerically_equal(parse(text), expected)
+
+
+def test_e_is_eulers_number_unless_it_is_the_variable():
+    assert parse(r"\mathrm{e}") == sp.E
+    assert parse("e") == sp.E
+    assert parse(r"\mathrm{e}", "e") == sp.Symbol("e")
+
+
+def test_letters_stay_symbols():
+    assert parse("i x") == sp.Symbol("i") * x
+    assert parse("I x") == sp.Symbol("I") * x      # not the imaginary unit
+    assert parse(r"\pi x") == sp.pi * x
+
+
+def test_constants_keep_their_names_when_not_trailing():
+    names = {s.name for s in parse(r"C + \frac{x^2}{2}").free_symbols}
+    assert names == {"C", "x"}
+    assert {s.name for s in parse(r"C_{1} + x").free_symbols} == {"C_1", "x"}
+    assert {s.name for s in parse(r"K + x").free_symbols} == {"K", "x"}
+    assert {s.name for s in parse(r"c + x").free_symbols} == {"c", "x"}
+    assert {s.name for s in parse(r"C x").free_symbols} == {"C", "x"}
+
+
+def test_symbols_are_case_sensitive_and_plain():
+    expr = parse(r"A x + a")
+    assert {s.name for s in expr.free_symbols} == {"A", "a", "x"}
+    assert parse("x") == sp.Symbol("x")            # no assumptions attached
+
+
+# --- sympy.latex round trips ----------------------------------------------------
+
+ROUND_TRIP = [
+    x**2 / 2, sp.sin(x) ** 2 / 2, sp.exp(2 * x) / 2, sp.log(x), sp.log(x, 2),
+    sp.log(sp.Abs(x + 1)), sp.log(x) ** 2, sp.sqrt(x**2 + 1), sp.cbrt(x),
+    sp.Rational(2, 3) * x**sp.Rational(3, 2), x * sp.exp(x) - sp.exp(x), (x + 1) ** 5 / 5,
+    sp.asinh(x), sp.acosh(x + 2), sp.atanh(x / 3), sp.atan(x), sp.atan(x / 2) / 2, sp.acot(x),
+    sp.asin(x / 2), sp.asec(x + 2), sp.acsc(x + 2), sp.sec(x), sp.sech(x), sp.coth(x),
+    sp.erf(x), sp.sqrt(sp.pi) * sp.erf(x) / 2, sp.erfi(x), sp.erf(x) ** 2, sp.Ei(x),
+    sp.polylog(2, x), sp.polylog(3, x**2), sp.li(x), sp.Li(x + 3), sp.Si(x), sp.Ci(x),
+    sp.fresnels(x), sp.fresnelc(x), sp.LambertW(x), sp.exp(x**2), sp.asin(x) ** 2,
+    x * sp.log(x) - x, sp.exp(-x) * (x + 1), sp.Abs(x), sp.sinh(x) ** 2,
+]
+
+
+@pytest.mark.parametrize("expr", ROUND_TRIP, ids=[sp.latex(e) for e in ROUND_TRIP])
+def test_sympy_latex_round_trip(expr):
+    assert_numerically_equal(parse(sp.latex(expr)), expr)
+
+
+def test_round_trip_of_a_long_sympy_answer():
+    expr = sp.integrate(1 / (x**4 + 1), x)
+    assert_numerically_equal(parse(sp.latex(expr)), expr)
+
+
+# --- rejections -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    (r"\int x dx", "echoed_integral"),
+    (r"\int x^2 \, dx", "echoed_integral"),
+    (r"\int_0^x t\,dt", "echoed_integral"),
+    (r"x\sin x - \int \sin x\,dx", "echoed_integral"),
+    ("\u222b x dx", "echoed_integral"),
+    (r"(x+1)^{100000}", "exponent_too_large"),
+    (r"x^{1001}", "exponent_too_large"),
+    (r"x^{-5000}", "exponent_too_large"),
+    (r"2^{10^{6}}", "exponent_too_large"),
+    (r"9^{9^{9}}", "exponent_too_large"),
+    (r"e^{10^{10}}", "exponent_too_large"),
+    (r"x^{\frac{100000}{3}}", "exponent_too_large"),
+    (r"(10^{10})!", "number_too_large"),
+    (r"\binom{10^{9}}{10^{5}}", "number_too_large"),
+    (r"\Gamma(10^{9})", "number_too_large"),
+    (r"((10^{1000})^{1000})^{1000}", "number_too_large"),
+    (r"10^{999} \cdot 10^{999} \cdot 10^{999} \cdot 10^{999} x", "number_too_large"),
+    ("\\sqrt{" + "9" * 1500 + "}", "number_too_large"),
+    (r"x = 1, y = 2", "not_an_expression"),
+    (r"x, y", "not_an_expression"),
+    (r"x < 2", "not_an_expression"),
+    (r"x \in \mathbb{R}", "not_an_expression"),
+    (r"\pm x", "not_an_expression"),
+    (r"\{1, 2\}", "not_an_expression"),
+    (r"[0, 1)", "not_an_expression"),
+    (r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", "not_an_expression"),
+    (r"\sum_{n=0}^{10} x^n", "not_an_expression"),
+    (r"\lim_{x \to 0} x", "not_an_expression"),
+    (r"\frac{d}{dx} x^3", "not_an_expression"),
+    (r"\frac{", "latex_error"),
+    (r"x^2^3", "latex_error"),
+    (r"---x", "latex_error"),
+    ("", "empty"),
+    ("   ", "empty"),
+    ("$$", "empty"),
+    ("x^{" * 6 + "x" + "}" * 6, "too_deep"),
+    ("(" * 30 + "x+1" + ")" * 30 + "+x", "too_deep"),
+    ("|x|" * 30, "too_deep"),
+])
+def test_rejections(text, reason):
+    with pytest.raises(ParseFailure) as info:
+        parse(text)
+    assert info.value.reason == reason, info.value.message
+
+
+@pytest.mark.parametrize("text", [
+    r"\input{/etc/passwd}",
+    r"\def\a{}",
+    r"\include{x}",
+    r"\immediate\write18{ls}",
+    r"\catcode`\^=12",
+    "\x00\x01",
+    r"}{",
+    r"\left(",
+])
+def test_tex_commands_are_not_executed_just_rejected(text):
+    with pytest.raises(ParseFailure):
+        parse(text)
+
+
+def test_too_long():
+    with pytest.raises(ParseFailure) as info:
+        parse("x+" * 2500 + "x")
+    assert info.value.reason == "too_long"
+    with pytest.raises(ParseFailure) as info:
+        parse_latex("x" * 2001)
+    assert info.value.reason == "too_long"
+    with pytest.raises(ParseFailure) as info:
+        canonicalize_latex("x" * 20_000, [])
+    assert info.value.reason == "too_long"
+
+
+def test_3000_nested_braces():
+    text = "{" * 3000 + "x" + "}" * 3000
+    with pytest.raises(ParseFailure) as info:
+        parse_latex(text)
+    assert info.value.reason == "too_long"
+    with pytest.raises(ParseFailure) as info:
+        parse_latex("x + " + "{" * 300 + "x" + "}" * 300, max_chars=10_000)
+    assert info.value.reason == "too_deep"
+    # Redundant braces around the whole answer are only a grouping.
+    assert parse("{" * 300 + "x" + "}" * 300) == x
+
+
+def test_not_an_expression_for_non_str():
+    with pytest.raises(ParseFailure):
+        parse_latex(None)  # type: ignore[arg-type]
+    with pytest.raises(ParseFailure):
+        canonicalize_latex(b"x", [])  # type: ignore[arg-type]
+
+
+def test_library_errors_become_latex_error(monkeypatch):
+    def boom(_text):
+        raise RecursionError("deep")
+
+    monkeypatch.setattr(latex_module, "_call_parser", boom)
+    with pytest.raises(ParseFailure) as info:
+        parse_latex("x")
+    assert info.value.reason == "latex_error"
+
+    def other(_text):
+        raise AttributeError("'NoneType' object has no attribute 'x'")
+
+    monkeypatch.setattr(latex_module, "_call_parser", other)
+    with pytest.raises(ParseFailure) as info:
+        parse_latex("x")
+    assert info.value.reason == "latex_error"
+
+
+def test_step_timeout_is_not_swallowed(monkeypatch):
+    def slow(_text):
+        raise StepTimeout("time limit")
+
+    monkeypatch.setattr(latex_module, "_call_parser", slow)
+    with pytest.raises(StepTimeout):
+        parse_latex("x")
+
+
+def test_integral_is_never_evaluated():
+    # Even if an Integral reached the tree by another spelling, it is
+    # rejected, not solved.
+    with pytest.raises(ParseFailure) as info:
+        latex_module._inspect(sp.Integral(x, x), [0.0])
+    assert info.value.reason == "echoed_integral"
+
+
+# --- rule names -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "must_include"), [
+    (r"F(x) = \dfrac{x^2}{2} + C", {"lhs_equation", "frac_variant", "trailing_constant"}),
+    (r"x^2 \, dx", {"spacing", "strip_dx"}),
+    (r"\log x", {"natural_log"}),
+    (r"\operatorname{atan}{\left(x\right)}", {"operatorname", "function_alias", "left_right"}),
+    (r"\operatorname{erf}(x)", {"operatorname", "special_function"}),
+    (r"\frac{x^2}{2}.", {"trailing_punctuation"}),
+    (r"$x$", {"math_delimiters"}),
+    (r"\displaystyle x", {"displaystyle"}),
+    ("\u2212x", {"unicode"}),
+    (r"\mathrm{e}^x", {"euler_e"}),
+    (r"\sin x \cdot x", {"function_arguments"}),
+    (r"2\frac{1}{3}", {"mixed_fraction_guard"}),
+    (r"1/2 x", {"slash_fraction"}),
+    (r"\sqrt x", {"sqrt_shorthand"}),
+    (r"\frac12", {"frac_shorthand"}),
+    (r"sin(x)", {"bare_function_name"}),
+    (r"S\left(x\right)", {"sympy_letter_function"}),
+    (r"\lvert x \rvert", {"abs_bars"}),
+])
+def test_rules_name_the_rewrites(text, must_include):
+    rules: list[str] = []
+    canonicalize_latex(text, rules)
+    assert must_include <= set(rules), rules
+    assert len(rules) == len(set(rules))          # each rule named once
+
+
+def test_no_rules_for_plain_input():
+    rules: list[str] = []
+    assert canonicalize_latex(r"x^2 + 3x", rules) == r"x^2 + 3x"
+    assert rules == []
+
+
+def test_rules_are_appended_not_replaced():
+    rules = ["earlier"]
+    canonicalize_latex(r"x + C", rules)
+    assert rules == ["earlier", "trailing_constant"]
+
+
+# --- canonical text details ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "canonical"), [
+    (r"\frac{x^2}{2} + C", r"\frac{x^2}{2}"),
+    (r"y = x^3", "x^3"),
+    (r"\frac{x^2}{2} =", r"\frac{x^2}{2}"),
+    (r"x + 1 = ", "x + 1"),
+    (r"x^2 + C_{1}", "x^2"),
+    (r"x^2 - C", "x^2"),
+    (r"x^2 + \mathcal{C}", "x^2"),
+    (r"x^2\,dt", "x^2"),
+    (r"x \bmod x", r"x \bmod x"),          # "d x" at the end of \bmod is not a dx
+    (r"x \cdot dx", "x"),
+])
+def test_canonical_text(text, canonical):
+    assert canonicalize_latex(text, []) == canonical
+
+
+def test_trailing_rules_do_not_eat_the_answer():
+    assert parse("C") == sp.Symbol("C")
+    assert parse(r"\sec x + \csc x") == sp.sec(x) + sp.csc(x)
+
+
+# --- hostile input stays fast ---------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    " " * 9000 + "x",
+    "." * 9000,
+    "\\frac " * 1600,
+    "\\sqrt(" * 1600,
+    "d " * 4900,
+    "+ C " * 2400,
+    "\\text{" * 1400,
+    "=" * 9000,
+    "1 " * 4900,
+    "(" * 9000,
+    "|" * 9000,
+    "\\sin " * 1900,
+    "x^" * 4900,
+])
+def test_canonicalize_is_fast_on_hostile_text(text):
+    start = time.perf_counter()
+    try:
+        canonicalize_latex(text, [])
+    except ParseFailure:
+        pass
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("text", [
+    "\\sin " * 300 + "x",
+    "x^x" * 600,
+    "x+" * 990 + "x",
+    "|" * 1900,
+    "\\frac{1}{x}+" * 150 + "1",
+])
+def test_parse_of_hostile_text_fails_cleanly(text):
+    try:
+        result = parse(text)
+    except ParseFailure:
+        return
+    assert isinstance(result, sp.Expr)

@@ -1,0 +1,61 @@
+"""GRPOTrainer on CPU for a few steps with the tiny offline model and THIS reward."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+pytest.importorskip("torch")
+
+from rewards import AntiderivativeReward  # noqa: E402
+from rewards.trace import read_trace  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("train_grpo_for_reward_test",
+                                                  ROOT / "examples" / "train_grpo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_grpo_with_antiderivative_reward_logs_metrics_and_trace(tmp_path):
+    train_grpo = _load_script()
+    data = tmp_path / "integrals.jsonl"
+    with data.open("w") as handle:
+        for i, f in enumerate(["x**2", "sin(x)", "exp(2*x)", "1/x", "cos(x)", "x**3"] * 2):
+            handle.write(json.dumps({"id": i, "integrand": f}) + "\n")
+    model_dir = train_grpo.prepare_tiny_model(tmp_path / "tiny", seed=0)
+    trace = tmp_path / "trace.jsonl"
+    reward = AntiderivativeReward(workers=2, timeout_s=5, trace_path=trace)
+    try:
+        args = train_grpo.build_grpo_config(
+            tiny=True, overrides={"output_dir": tmp_path / "out", "max_steps": 3})
+        dataset = train_grpo.build_dataset(str(data))
+        trainer = train_grpo.build_trainer(model=model_dir, train_dataset=dataset, args=args,
+                                           reward_funcs=[reward])
+        trainer.train()
+    finally:
+        reward.close()
+
+    assert trainer.state.global_step == 3
+    name = "antiderivative_reward"
+    logged = [e for e in trainer.state.log_history if f"rewards/{name}/mean" in e]
+    assert len(logged) == 3
+    for entry in logged:
+        # A random tiny model never boxes an answer: every sample is "no answer".
+        assert entry[f"rewards/{name}/mean"] == pytest.approx(
+            reward.shaping.no_answer)
+        assert entry[f"{name}/frac_no_answer"] == 1.0
+        assert not math.isnan(entry[f"{name}/cache_hit_rate"])
+    rows = read_trace(trace)
+    assert rows and {r["step"] for r in rows} <= {0, 1, 2, 3}
+    assert all(r["verdict"] == "UNPARSEABLE" and r["reason"] == "no_answer" for r in rows)
+    assert all(r["reward_name"] == name for r in rows)

@@ -20,6 +20,16 @@ STUCK_IN_C = "FAULT:C_LOOP"  # a long big-integer power, uninterruptible C code
 CRASH = "FAULT:CRASH"  # the worker dies (SIGKILL to itself) on every attempt
 CRASH_ONCE = "FAULT:CRASH_ONCE:"  # dies unless a marker file (path follows) exists
 OOM = "FAULT:OOM"  # allocates past the worker's RLIMIT_AS
+# "FAULT:SLOW:<seconds>:<answer>": sleeps (interruptibly), then checks <answer>
+# normally: a slow but legitimate sample, to have work in flight while a test
+# kills a worker or shuts the executor down.
+SLOW = "FAULT:SLOW:"
+# "FAULT:LEAK:<MiB>": keeps <MiB> of memory alive in the worker (RSS grows and
+# stays grown, like a cache leak), then checks x**2/2, so the pool's
+# recycle-on-RSS-growth path can be tested.
+LEAK = "FAULT:LEAK:"
+
+_LEAKED: list[bytearray] = []
 
 
 def faulty_check(candidate, integrand, *, symbol="x", **options) -> CheckResult:
@@ -35,6 +45,14 @@ def faulty_check(candidate, integrand, *, symbol="x", **options) -> CheckResult:
         if not os.path.exists(marker):
             open(marker, "w").close()
             os.kill(os.getpid(), signal.SIGKILL)
+        candidate = r"\frac{x^{2}}{2}"
+    if candidate.startswith(SLOW):
+        seconds, _, candidate = candidate[len(SLOW):].partition(":")
+        time.sleep(float(seconds))
+    if candidate.startswith(LEAK):
+        chunk = bytearray(int(candidate[len(LEAK):]) * 2**20)
+        chunk[::4096] = b"\x01" * len(chunk[::4096])  # touch every page: real RSS
+        _LEAKED.append(chunk)
         candidate = r"\frac{x^{2}}{2}"
     if candidate == OOM:
         try:

@@ -428,9 +428,16 @@ def _rule_digit_space(t: str) -> str:
         j = m.start(1)
         while j and t[j - 1].isdigit():
             j -= 1
-        if j and t[j - 1] in "^_":
-            return m.group(1) + r" \cdot "     # x^2 3 -> x^2 \cdot 3
-        return m.group(1)                      # 1 000 -> 1000 (as TeX renders)
+        if not j or t[j - 1] not in "^_":
+            return m.group(1)                  # 1 000 -> 1000 (as TeX renders)
+        if t[j - 1] == "_":
+            return m.group(0)                  # \log_3 2: base, then argument
+        k = j - 1                              # a superscript: whose?
+        while k and t[k - 1].isalpha():
+            k -= 1
+        if k and t[k - 1] == "\\" and k < j - 1:
+            return m.group(0)                  # \sin^2 3x: power of a function
+        return m.group(1) + r" \cdot "         # x^2 3 -> x^2 \cdot 3
     return _DIGIT_SPACE.sub(repl, t)
 
 
@@ -521,14 +528,15 @@ def _rule_function_names(t: str, fired: set[str]) -> str:
     return _collapse_ws("".join(out))
 
 
-def _scan_bare_argument(s: str, k: int, match: dict[int, int],
-                        next_bar: list[int]) -> int | None:
+def _scan_bare_argument(s: str, k: int, match: dict[int, int], next_bar: list[int],
+                        apps: dict[int, tuple[int, int, str] | None]) -> int | None:
     r"""End of an unparenthesised function argument starting at ``k``.
 
     Consumes factors (letters, digits, groups, scripts, commands such as
     \frac or \sqrt) and stops at a top-level operator, closing bracket,
-    ``\cdot``/``\times``, another function, or ``e^``. Returns ``None`` when
-    the argument should be left to the grammar.
+    ``\cdot``/``\times``, another function, or ``e^``. A function as the
+    first factor (``\sin \cos x``) is taken whole, from ``apps``. Returns
+    ``None`` when the argument should be left to the grammar.
     """
     n = len(s)
     i, consumed = k, 0
@@ -547,9 +555,13 @@ def _scan_bare_argument(s: str, k: int, match: dict[int, int],
                 break
             name = m.group(1)
             if name in _HEADS:
-                if consumed == 0:
-                    return None           # \sin \cos x: nested, grammar handles it
-                break
+                if consumed:
+                    break
+                app = apps.get(i)
+                if app is None:
+                    return None
+                i, consumed = app[1], 1
+                continue
             if name in _ARG_STOP_CMDS:
                 break
             i, consumed = m.end(), consumed + 1
@@ -594,6 +606,7 @@ def _rule_function_arguments(t: str) -> str:
     * ``\sin x \cdot \cos x`` -> ``(\sin{x}) \cdot (\cos{x})``
     * ``\ln{(x )}^{2}`` (SymPy's (log x)**2) -> ``(\ln{(x )})^{2}``
     * ``\sin(x+1)^2`` -> ``(\sin{x+1})^2``
+    * ``\sin \cos x`` -> ``(\sin{(\cos{x})})``
     """
     if "\\" not in t:
         return t
@@ -602,10 +615,11 @@ def _rule_function_arguments(t: str) -> str:
     next_bar = [-1] * (n + 1)
     for i in range(n - 1, -1, -1):
         next_bar[i] = i if t[i] == "|" else next_bar[i + 1]
-    edits: list[tuple[int, int, str]] = []
-    for m in _CMD_AT.finditer(t):
-        if m.group(1) not in _HEADS:
-            continue
+    heads = [m for m in _CMD_AT.finditer(t) if m.group(1) in _HEADS]
+    # head start -> (argument start, application end, kind); right to left so
+    # an inner application is known before the one whose argument it is.
+    apps: dict[int, tuple[int, int, str] | None] = {}
+    for m in reversed(heads):
         j = m.end()
         for _ in range(2):
             k = j + 1 if j < n and t[j] == " " else j
@@ -617,34 +631,137 @@ def _rule_function_arguments(t: str) -> str:
             else:
                 break
         k = j + 1 if j < n and t[j] == " " else j
-        if k >= n:
-            continue
-        if t[k] in "({":
+        app: tuple[int, int, str] | None = None
+        if k < n and t[k] in "({":
             close = match.get(k)
-            if close is None:
-                continue
-            edits.append((m.start(), m.start(), "("))
-            if t[k] == "(":
-                edits.append((k, k + 1, "{"))
-                edits.append((close, close + 1, "}"))
-            edits.append((close + 1, close + 1, ")"))
+            if close is not None:
+                app = (k, close + 1, t[k])
+        elif k < n:
+            end = _scan_bare_argument(t, k, match, next_bar, apps)
+            if end is not None and end > k:
+                app = (k, end, "bare")
+        apps[m.start()] = app
+    # (position, order, replaced length, text): at one position, closings
+    # (innermost first), then replacements, then openings (outermost first).
+    edits: list[tuple[int, tuple[int, int], int, str]] = []
+    for head_start, app in apps.items():
+        if app is None:
             continue
-        end = _scan_bare_argument(t, k, match, next_bar)
-        if end is None or end <= k:
-            continue
-        edits.append((m.start(), m.start(), "("))
-        edits.append((k, k, "{"))
-        edits.append((end, end, "})"))
+        arg_start, app_end, kind = app
+        edits.append((head_start, (2, head_start), 0, "("))
+        if kind == "(":
+            edits.append((arg_start, (1, 0), 1, "{"))
+            edits.append((app_end - 1, (1, 0), 1, "}"))
+            edits.append((app_end, (0, -head_start), 0, ")"))
+        elif kind == "{":
+            edits.append((app_end, (0, -head_start), 0, ")"))
+        else:
+            edits.append((arg_start, (2, head_start), 0, "{"))
+            edits.append((app_end, (0, -head_start), 0, "})"))
     if not edits:
         return t
-    edits.sort(key=lambda e: (e[0], e[1] - e[0]))
+    edits.sort(key=lambda e: (e[0], e[1]))
     out, pos = [], 0
-    for start, stop, text in edits:
+    for start, _order, length, text in edits:
         if start < pos:            # overlapping edit: give up, keep the text
             return t
         out.append(t[pos:start])
         out.append(text)
-        pos = stop
+        pos = start + length
+    out.append(t[pos:])
+    return "".join(out)
+
+
+_GREEK_LIKE = frozenset({
+    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta",
+    "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "pi", "varpi", "rho", "varrho",
+    "sigma", "varsigma", "tau", "upsilon", "phi", "varphi", "chi", "psi", "omega",
+    "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega", "infty",
+})
+
+
+def _rule_implicit_product(t: str) -> str:
+    r"""``x(x)``, ``x^2(x)``, ``\pi(x)`` -> explicit ``\cdot``.
+
+    The grammar reads a letter (or Greek command) followed by a simple
+    parenthesised list as a function call: ``x^2(x)`` is ``x(x)**2`` and,
+    inside an exponent, ``\pi (x+1)`` is ``\pi(x+1)``. An answer has no
+    named functions of its own, so a parenthesis after a letter or digit is
+    a product.
+    """
+    if "(" not in t:
+        return t
+    match = _bracket_matches(t)
+    out, pos = [], 0
+    for i, c in enumerate(t):
+        if c != "(" or not i:
+            continue
+        j = i - 1 if t[i - 1] != " " else i - 2
+        if j < 0:
+            continue
+        if t[j] == "}":
+            # x^{2x}(x): a braced superscript, then a parenthesis
+            o = match.get(j)
+            if o is None or o == 0 or t[o - 1 if t[o - 1] != " " else o - 2] != "^":
+                continue
+            out.append(t[pos:i])
+            out.append(r"\cdot ")
+            pos = i
+            continue
+        if not t[j].isalnum():
+            continue
+        k = j
+        while k > 0 and t[k - 1].isalpha():
+            k -= 1
+        if k > 0 and t[k - 1] == "\\" and t[k:j + 1] not in _GREEK_LIKE:
+            continue                          # \Gamma(x), \max(a, b), ...
+        if t[j].isalpha() and k > 0 and t[k - 1] == "_":
+            continue
+        out.append(t[pos:i])
+        out.append(r"\cdot ")
+        pos = i
+    if not out:
+        return t
+    out.append(t[pos:])
+    return "".join(out)
+
+
+_EXP_CARET = re.compile(r"e ?\^")
+
+
+def _rule_exp_power(t: str) -> str:
+    r"""``e^{u}`` -> ``\exp{u}``.
+
+    The parser builds ``e^{u}`` with an *evaluated* ``exp``, which pulls
+    logarithms out of the exponent by their first argument only:
+    ``e^{x + \log_{3} 2}`` became ``2 e^x`` and ``e^{\operatorname{erf}(x)}``
+    became ``x``. ``\exp`` is built unevaluated.
+    """
+    if "e" not in t or "^" not in t:
+        return t
+    match: dict[int, int] | None = None
+    out, pos = [], 0
+    for m in _EXP_CARET.finditer(t):
+        if m.start() < pos:
+            continue
+        k = m.start()
+        while k > 0 and t[k - 1].isalpha():
+            k -= 1
+        if k > 0 and t[k - 1] == "\\":
+            continue                          # inside a command name
+        if match is None:
+            match = _bracket_matches(t)
+        end = _script_end(t, m.end(), match)
+        if end is None:
+            continue
+        script = t[m.end():end].strip()
+        if script.startswith("{"):
+            script = script[1:-1]
+        out.append(t[pos:m.start()])
+        out.append(r"\exp{" + script + "}")
+        pos = end
+    if not out:
+        return t
     out.append(t[pos:])
     return "".join(out)
 
@@ -710,7 +827,9 @@ _AFTER: list[tuple[str, _Rule]] = [
     ("polylog_call", _rule_polylog_call),
 ]
 _FINAL: list[tuple[str, _Rule]] = [
+    ("exp_power", _rule_exp_power),
     ("function_arguments", _rule_function_arguments),
+    ("implicit_product", _rule_implicit_product),
     ("slash_fraction", _rule_slash_fraction),
     ("mixed_fraction_guard", _rule_mixed_fraction_guard),
     ("outer_parens", _rule_outer_parens),

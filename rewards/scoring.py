@@ -26,7 +26,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,9 @@ from .verdict import Confidence, Verdict
 RESULT_COLUMNS = ("reward", "verdict", "confidence", "verdict_stage", "reason",
                   "extracted_answer", "check_ms")
 ROW_KEY = "source_row"
+# Where a row carries its input position on the way through a backend; an
+# input column that happens to be called "source_row" stays distinct.
+_POSITION = "__source_row__"
 # Columns added to rows that could not be read at all (broken JSONL lines).
 ROW_ERROR_COLUMN = "row_error"
 _OWN_COLUMNS = frozenset((*RESULT_COLUMNS, ROW_KEY, ROW_ERROR_COLUMN))
@@ -109,7 +112,7 @@ def _symbol(value: Any) -> str | None:
 def _merge(row: dict[str, Any], added: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in row.items():
-        if key == ROW_ERROR_KEY:
+        if key in (ROW_ERROR_KEY, _POSITION):
             continue
         out[f"input_{key}" if key in _OWN_COLUMNS else key] = value
     out.update(added)
@@ -118,7 +121,7 @@ def _merge(row: dict[str, Any], added: dict[str, Any]) -> dict[str, Any]:
 
 def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
                 with_traces: bool = False, batch_index: int = 0) -> ScoredBatch:
-    """Score rows (each carrying ``source_row``) with an AntiderivativeReward.
+    """Score rows (as :func:`pending_rows` yields them) with an AntiderivativeReward.
 
     Never raises on row content: a missing integrand, an unreadable row or an
     unparseable integrand is a ``CHECKER_ERROR`` verdict with a reason, like
@@ -142,7 +145,7 @@ def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
             # failures (None, no gradient, in every shipped preset).
             reason = "invalid_row" if outcome is None else "integrand_missing"
             added = {
-                ROW_KEY: row[ROW_KEY],
+                ROW_KEY: row[_POSITION],
                 "reward": shaping.reward(Verdict.CHECKER_ERROR, Confidence.NONE, reason),
                 "verdict": Verdict.CHECKER_ERROR.value, "confidence": Confidence.NONE.value,
                 "verdict_stage": "row" if outcome is None else "integrand_parse",
@@ -154,7 +157,7 @@ def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
             continue
         result = outcome.result
         batch.rows.append(_merge(row, {
-            ROW_KEY: row[ROW_KEY], "reward": outcome.reward, "verdict": result.verdict.value,
+            ROW_KEY: row[_POSITION], "reward": outcome.reward, "verdict": result.verdict.value,
             "confidence": result.confidence.value, "verdict_stage": result.stage,
             "reason": result.reason, "extracted_answer": outcome.extracted,
             "check_ms": round(result.total_ms, 3),
@@ -169,7 +172,7 @@ def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
                                 and result.confidence is not Confidence.NUMERIC_ONLY):
             prompt = row.get(columns.prompt) if columns.prompt else None
             batch.traces.append(trace_record(
-                outcome, step=None, batch_index=batch_index, row=row[ROW_KEY], prompt=prompt,
+                outcome, step=None, batch_index=batch_index, row=row[_POSITION], prompt=prompt,
                 shaping=shaping.name, reward_name=reward.__name__))
     return batch
 
@@ -187,6 +190,18 @@ def percentile(values: list[float], q: float) -> float:
     k = (len(ordered) - 1) * q / 100
     lo, hi = math.floor(k), math.ceil(k)
     return float(ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo))
+
+
+# The checker's pipeline order (rewards.checker), for the timing table.
+_PIPELINE = ("candidate_extract", "candidate_ingest", "candidate_parse", "integrand_parse",
+             "constants", "normalize", "differentiate", "residual_symbols", "structural",
+             "numeric_screen", "symbolic_confirm", "numeric_confirm", "numeric_accept")
+
+
+def _stage_order(name: str) -> tuple[int, str]:
+    if name == TOTAL_STAGE:
+        return (len(_PIPELINE) + 1, name)
+    return (_PIPELINE.index(name) if name in _PIPELINE else len(_PIPELINE), name)
 
 
 @dataclass
@@ -274,7 +289,9 @@ class ScoreSummary:
         if self.stage_ms:
             width = max(24, *(len(k) + 2 for k in self.stage_ms))
             lines += ["", f"{'stage (ms, fresh checks)':<{width}}{'n':>7}{'p50':>10}{'p99':>10}"]
-            for name, values in self.stage_ms.items():
+            names = sorted(self.stage_ms, key=_stage_order)
+            for name in names:
+                values = self.stage_ms[name]
                 lines.append(f"{name:<{width}}{len(values):>7}{percentile(values, 50):>10.1f}"
                              f"{percentile(values, 99):>10.1f}")
         if self.failures:
@@ -353,7 +370,7 @@ def build_reward(options: ScoreOptions) -> Any:
     return AntiderivativeReward(shaping=config, **overrides)  # a preset name
 
 
-def _pending(source: InputSource, done: set[Any], batch_size: int,
+def pending_rows(source: InputSource, done: set[Any], batch_size: int,
              limit: int | None) -> Iterator[list[dict[str, Any]]]:
     """Input rows tagged with ``source_row``, minus those already done,
     re-batched so resumed runs still send full batches."""
@@ -364,7 +381,7 @@ def _pending(source: InputSource, done: set[Any], batch_size: int,
             if limit is not None and position >= limit:
                 break
             if position not in done:
-                row[ROW_KEY] = position
+                row[_POSITION] = position
                 batch.append(row)
                 if len(batch) >= batch_size:
                     yield batch
@@ -422,6 +439,21 @@ def make_backend(options: ScoreOptions, reward: Any) -> Any:
     raise ScoringError(f"unknown backend {options.backend!r}: use local or ray")
 
 
+def meta_path(output: str | Path) -> Path:
+    """The sidecar next to an output (``scored.jsonl.meta.json``): which
+    input, columns and reward settings produced it; ``ablate`` reads the
+    group column from it."""
+    return Path(str(output) + ".meta.json")
+
+
+def _write_meta(output: Path, options: ScoreOptions, columns: Columns, reward: Any) -> None:
+    settings = {k: v for k, v in reward.config.items() if k != "check_fn"}
+    meta = {"input": options.input, "output": str(output), "columns": asdict(columns),
+            "config": options.config, "shaping": reward.shaping.to_dict(),
+            "reward_config": settings, "backend": options.backend}
+    meta_path(output).write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
+
+
 def run_score(options: ScoreOptions, *, stream: Any = None) -> ScoreSummary:
     """Score ``options.input`` into ``options.output``; returns the summary
     (also printed to ``stream``, stdout by default). Ctrl-C stops after
@@ -454,6 +486,7 @@ def run_score(options: ScoreOptions, *, stream: Any = None) -> ScoreSummary:
     except InputError as exc:
         reward.close()
         raise ScoringError(str(exc)) from exc
+    _write_meta(output, options, columns, reward)
     total = source.num_rows
     if options.limit is not None:
         total = min(total, options.limit) if total is not None else options.limit
@@ -465,7 +498,7 @@ def run_score(options: ScoreOptions, *, stream: Any = None) -> ScoreSummary:
     started = time.monotonic()
     try:
         backend = make_backend(options, reward)
-        batches = _pending(source, done, options.batch_size, options.limit)
+        batches = pending_rows(source, done, options.batch_size, options.limit)
         for scored in backend.map(batches, columns, with_traces=tracer is not None):
             writer.write(scored.rows)
             if tracer is not None:

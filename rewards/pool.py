@@ -211,6 +211,8 @@ class CheckPool:
                     break
                 executor = self._get_executor()
                 self._fill(executor, jobs, pending, suspects, inflight)
+                if not inflight:  # the executor broke on submit; a fresh one next loop
+                    continue
                 now = time.monotonic()
                 next_due = min(t.started + t.budget_s for t in inflight.values())
                 wake = max(0.0, min(next_due, started + call_budget) - now)

@@ -97,11 +97,9 @@ def _parse_text(text: str, syntax: str, symbol: str, stages: list[StageRecord],
 
 def _imaginary_unit(expr: sp.Expr, symbol: str, rules: list[str]) -> sp.Expr:
     # LaTeX has no separate imaginary-unit token: sympy.latex prints I as
-    # "i", and so do models writing complex-form antiderivatives. A free i is
-    # the unit unless it is the integration variable.
-    if symbol == "i":
-        return expr
-    unit = [s for s in expr.free_symbols if s.name == "i"]
+    # "i", and so do models writing complex-form antiderivatives. A free i
+    # (or I) is the unit unless it is the integration variable.
+    unit = [s for s in expr.free_symbols if s.name in ("i", "I") and s.name != symbol]
     if not unit:
         return expr
     rules.append("imaginary_i")

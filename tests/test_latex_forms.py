@@ -7,10 +7,13 @@ substituted by 0, so the tests pin down meaning rather than tree shape.
 from __future__ import annotations
 
 import doctest
+import random
 import time
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rewards import latex as latex_module
 from rewards.errors import ParseFailure
@@ -165,6 +168,9 @@ FORMS_X: list[tuple[str, sp.Expr]] = [
     (r"\cos x \, \mathrm{d}x", sp.cos(x)),
     (r"\frac{x^2}{2} + C, \text{ where } C \in \mathbb{R}", x**2 / 2),
     (r"\boxed{\frac{x^2}{2}}", x**2 / 2),
+    (r"\frac{x^{2}}{2} + C \quad (C \in \mathbb{R})", x**2 / 2),
+    (r"\ln|x| + C, x \neq 0", sp.log(sp.Abs(x))),
+    (r"\frac{x^3}{3} + C \text{ for all } x", x**3 / 3),
     # unicode and spacing
     ("\u2212\\cos x", -sp.cos(x)),
     ("x\u00b2/2", x**2 / 2),
@@ -230,6 +236,20 @@ def test_forms_in_t(text, expected):
     # \text{erf}(x+1) was erf*(x+1), \sech x was sec(h*x)
     (r"\text{erf}(x+1)", sp.erf(x + 1)),
     (r"\sech x", sp.sech(x)),
+    # e^{...} was an evaluated exp that pulled logs out by their first argument
+    (r"e^{x + \log_{3} 2}", sp.exp(x) * 2 ** (1 / sp.log(3))),
+    (r"e^{\operatorname{erf}(x)}", sp.exp(sp.erf(x))),
+    (r"e^{\pi \coth{\left(x \right)}}", sp.exp(sp.pi * sp.coth(x))),
+    # a letter before a simple parenthesis was a function call
+    (r"x^2(x)", x**3),
+    (r"x(x)", x**2),
+    (r"x^{2x}(x)", x ** (2 * x) * x),
+    (r"e^{\pi (x+1)}", sp.exp(sp.pi * (x + 1))),
+    # nested functions without parentheses
+    (r"\sin \cos x", sp.sin(sp.cos(x))),
+    (r"\sin^2 \cos x", sp.sin(sp.cos(x)) ** 2),
+    (r"\log_2 \sin x", sp.log(sp.sin(x), 2)),
+    (r"\sin^2 3x", sp.sin(3 * x) ** 2),
 ])
 def test_library_quirks_are_corrected(text, expected):
     assert_numerically_equal(parse(text), expected)
@@ -410,6 +430,10 @@ def test_step_timeout_is_not_swallowed(monkeypatch):
         parse_latex("x")
 
 
+def test_warm_up_runs():
+    latex_module.warm_up()
+
+
 def test_integral_is_never_evaluated():
     # Even if an Integral reached the tree by another spelling, it is
     # rejected, not solved.
@@ -524,3 +548,74 @@ def test_parse_of_hostile_text_fails_cleanly(text):
     except ParseFailure:
         return
     assert isinstance(result, sp.Expr)
+
+
+# --- randomized checks ------------------------------------------------------------
+
+TOKENS = [
+    "x", "t", "e", "C", "2", "10", "0.5", "+", "-", "*", "/", "^", "_", "{", "}", "(", ")",
+    "[", "]", "|", ",", "=", ".", " ", "!", "'", r"\frac", r"\sqrt", r"\sin", r"\ln", r"\log",
+    r"\left", r"\right", r"\cdot", r"\operatorname{erf}", r"\operatorname{Li}", r"\text{",
+    r"\mathrm{d}", r"\int", r"\,", "dx", r"\sech", r"\pi", r"\infty", "\\", "$", "~", r"\dfrac",
+    "sin", r"\arctan", r"\exp", "&", r"\\", r"\le", "<", r"\boxed{", r"\binom", r"\Gamma",
+]
+
+
+@settings(max_examples=250, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=25))
+def test_token_soup_fails_cleanly(tokens):
+    text = "".join(tokens)
+    try:
+        expr = parse(text)
+    except ParseFailure as exc:
+        assert exc.reason in {"latex_error", "too_long", "too_deep", "echoed_integral",
+                              "not_an_expression", "exponent_too_large", "number_too_large",
+                              "empty"}
+        return
+    assert isinstance(expr, sp.Expr)
+    str(expr)
+
+
+def _random_expr(rng: random.Random, depth: int) -> sp.Expr:
+    if depth == 0 or rng.random() < 0.3:
+        return rng.choice([x, x, sp.Integer(rng.randint(1, 9)),
+                           sp.Rational(rng.randint(1, 5), rng.randint(2, 7)), sp.pi])
+    k = rng.random()
+    if k < 0.3:
+        return _random_expr(rng, depth - 1) + _random_expr(rng, depth - 1)
+    if k < 0.55:
+        return _random_expr(rng, depth - 1) * _random_expr(rng, depth - 1)
+    if k < 0.7:
+        return _random_expr(rng, depth - 1) ** rng.choice(
+            [2, 3, -1, sp.Rational(1, 2), sp.Rational(3, 2)])
+    func = rng.choice([sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.sqrt, sp.atan, sp.asinh,
+                       sp.erf, sp.sech, sp.Ei, sp.acot, sp.coth,
+                       lambda a: sp.log(sp.Abs(a)), lambda a: sp.polylog(2, a)])
+    return func(_random_expr(rng, depth - 1))
+
+
+_STYLES = [
+    lambda s: s,
+    lambda s: s.replace(r"\left", "").replace(r"\right", ""),
+    lambda s: s + " + C",
+    lambda s: "F(x) = " + s,
+    lambda s: s.replace("{", "{ ").replace("}", " }"),
+    lambda s: "$" + s + "$.",
+]
+
+
+def test_random_sympy_latex_round_trips():
+    rng = random.Random(20240607)
+    checked = 0
+    for _ in range(120):
+        expr = _random_expr(rng, 3)
+        try:
+            values = [complex(sp.N(expr.subs(x, v), 30)) for v in POINTS]
+        except (TypeError, ValueError, ArithmeticError):
+            continue
+        if any(v != v or abs(v) > 1e12 for v in values) or expr.has(sp.I):
+            continue
+        text = rng.choice(_STYLES)(sp.latex(expr))
+        assert_numerically_equal(parse(text), expr)
+        checked += 1
+    assert checked >= 80

@@ -23,6 +23,7 @@ import sympy as sp
 from .errors import ParseFailure
 from .extract import BoxPolicy, ExtractionStatus, extract_answer
 from .latex import canonicalize_latex, parse_latex
+from .latex_special import build_call, lift_special_calls
 from .normalize import bind_real, drop_additive_constants, is_constant_name, normalize
 from .numeric import NumericComparer, sampling_mode
 from .symbolic import symbolic_zero, zero_almost_everywhere
@@ -77,9 +78,7 @@ def _parse_text(text: str, syntax: str, symbol: str, stages: list[StageRecord],
             if parser == "sympy":
                 expr = parse_sympy_text(text, symbol)
             else:
-                canonical = canonicalize_latex(text, rules)
-                data["canonical"] = canonical
-                expr = _imaginary_unit(parse_latex(canonical, symbol), symbol, rules)
+                expr, data["canonical"] = _parse_latex_text(text, symbol, rules)
         except ParseFailure as exc:
             failure = failure or exc
             data.setdefault("attempts", []).append({"parser": parser, "reason": exc.reason,
@@ -106,10 +105,30 @@ def _imaginary_unit(expr: sp.Expr, symbol: str, rules: list[str]) -> sp.Expr:
     return expr.xreplace({s: sp.I for s in unit})
 
 
+def _parse_latex_text(text: str, symbol: str, rules: list[str],
+                      depth: int = 0) -> tuple[sp.Expr, str]:
+    """Canonicalize and parse LaTeX, with special-function calls (elliptic,
+    hypergeometric) lifted out and their arguments parsed recursively."""
+    lifted, calls = lift_special_calls(text)
+    canonical = canonicalize_latex(lifted, rules)
+    expr = _imaginary_unit(parse_latex(canonical, symbol), symbol, rules)
+    if calls:
+        if depth >= 3:
+            raise ParseFailure("too_deep", "special function calls nested too deep")
+        rules.append("special_function_call")
+
+        def parse_argument(argument: str) -> sp.Expr:
+            return _parse_latex_text(argument, symbol, [], depth + 1)[0]
+
+        expr = expr.xreplace({sp.Symbol(c.placeholder): build_call(c, parse_argument)
+                              for c in calls})
+    return expr, canonical
+
+
 @functools.lru_cache(maxsize=2048)
 def _parse_integrand_cached(text: str, kind: str, symbol: str) -> sp.Expr:
     if kind == "latex":
-        return _imaginary_unit(parse_latex(canonicalize_latex(text, []), symbol), symbol, [])
+        return _parse_latex_text(text, symbol, [])[0]
     return parse_sympy_text(text, symbol, **_INTEGRAND_LIMITS)
 
 

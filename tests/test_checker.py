@@ -204,3 +204,21 @@ def test_bad_input_always_gives_a_result(text):
     assert isinstance(result, CheckResult)
     assert result.verdict is not Verdict.CORRECT
     assert result.verdict is not Verdict.CHECKER_ERROR, result.render()
+
+
+@pytest.mark.parametrize("answer, integrand", [
+    (sp.elliptic_f(sp.asin(x), -1), 1 / sp.sqrt(1 - x**4)),
+    (sp.elliptic_e(sp.asin(x), sp.Rational(1, 2)), sp.sqrt(1 - x**2 / 2) / sp.sqrt(1 - x**2)),
+    (-sp.I * sp.elliptic_f(sp.I * x + sp.pi / 2, -1), 1 / sp.sqrt(sp.cosh(x)**2 + 1)),
+    (x * sp.hyper([sp.Rational(1, 2), 2], [sp.Rational(3, 2)], -x**2), 1 / (1 + x**2)**2),
+])
+def test_special_function_latex_as_sympy_prints_it(answer, integrand):
+    # sympy.latex writes F(phi|m), E(phi|m), {}_2F_1(...|z): lifted and parsed.
+    result = verdict(sp.latex(answer), integrand, integrand_kind="expr")
+    assert result.verdict is Verdict.CORRECT, result.render()
+    parse = next(s for s in result.stages if s.stage == "candidate_parse")
+    assert "special_function_call" in parse.data["rules_applied"]
+
+
+def test_f_of_x_equation_is_not_an_elliptic_integral():
+    assert verdict(r"F\left(x\right) = \frac{x^2}{2} + C", "x").verdict is Verdict.CORRECT

@@ -19,6 +19,7 @@ import traceback
 from typing import Any, Literal
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from .errors import ParseFailure
 from .extract import BoxPolicy, ExtractionStatus, extract_answer
@@ -328,6 +329,16 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_po
     stages.append(StageRecord("differentiate", ms=_ms_since(start),
                               data={"out": str(derivative)}))
 
+    # --- what differentiation could not do --------------------------------
+    # Derivative(floor(x), x) or an undefined F(x): no derivative to compare,
+    # and nothing a numeric screen could evaluate.
+    undefined = sorted({str(f.func) for f in derivative.atoms(AppliedUndef)})
+    if derivative.has(sp.Derivative) or undefined:
+        reason = "undefined_function" if undefined else "not_differentiable"
+        stages.append(StageRecord("differentiable", status="fail",
+                                  data={"reason": reason, "functions": undefined}))
+        return finish(Verdict.WRONG, "differentiable", {"reason": reason})
+
     # --- residual free symbols after differentiation ----------------------
     allowed = {real_symbol, *param_symbols.values()}
     extra_after = sorted(s.name for s in derivative.free_symbols if s not in allowed)
@@ -399,6 +410,12 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_po
         return finish(Verdict.CORRECT, "symbolic_confirm", {"reason": f"proved_by_{proof['by']}"},
                       Confidence.SYMBOLIC)
     if numerically_sure:
+        hidden = comparer.invisible_terms(derivative, real_symbol,
+                                          sorted(param_symbols.values(), key=lambda s: s.name))
+        if hidden:
+            stages.append(StageRecord("invisible_terms", status="fail",
+                                      data={"terms": hidden[:5], "n": len(hidden)}))
+            return finish(Verdict.WRONG, "invisible_terms", {"reason": "invisible_terms"})
         # Record the deciding evidence last, as the trace convention wants.
         stages.append(StageRecord("numeric_accept", data={
             "decision": "zero", "levels": confirm["levels"],

@@ -136,10 +136,17 @@ class NumericComparer:
         self.mode = mode or sampling_mode(derivative, integrand)
         self.points = _points(self.mode)
         self.deadline = deadline
-        self._compiled = _Compiled(derivative, integrand, symbol, params)
+        try:
+            self._compiled: _Compiled | None = _Compiled(derivative, integrand, symbol, params)
+        except StepTimeout:
+            raise
+        except Exception:  # noqa: BLE001 - a node lambdify cannot print: no usable point
+            self._compiled = None
         self._cache: dict[int, dict[int, Any]] = {}
 
     def _at(self, dps: int) -> dict[int, Any]:
+        if self._compiled is None:
+            return {}
         if dps not in self._cache:
             self._cache[dps] = self._compiled.residuals(dps, self.points, self.deadline)
         return self._cache[dps]
@@ -194,6 +201,65 @@ class NumericComparer:
             if decision != "undecided":
                 return self._record(decision, (low, high), worst, n_usable, point)
         return self._record("inconclusive", (LEVELS[-2], LEVELS[-1]), worst, n_usable, point)
+
+    def invisible_terms(self, derivative: sp.Expr, symbol: sp.Symbol, params: list[sp.Symbol],
+                        max_terms: int = 40) -> list[str]:
+        """Additive terms of F' that are below round-off at EVERY sample point.
+
+        A numeric-only accept cannot see a term that vanishes at all sample
+        points: ``10^{-200} x``, ``e^{-500}``, a narrow bump
+        ``e^{-10^4 (x - 0.3)^2}`` between the points. Such a term is what an
+        exploit adds (the rest of F' must match f for it to pass at all);
+        terms of a true antiderivative are not negligible everywhere at once.
+        """
+        top = LEVELS[-1]
+        expanded = sp.expand(derivative, deep=False, power_base=False, power_exp=False,
+                             log=False, multinomial=False)
+        terms = [t for t in sp.Add.make_args(expanded) if t.has(symbol) or not t.is_zero]
+        if len(terms) < 2 or len(terms) > max_terms:
+            return []
+        scales = self._scales(top)
+        invisible = []
+        args = [symbol, *params]
+        with mp.workdps(top):
+            values = [mp.mpf(v) for v in PARAMETER_VALUES[: len(params)]]
+            for term in terms:
+                self.deadline.check()
+                try:
+                    fn = sp.lambdify(args, term, "mpmath")
+                except Exception:  # noqa: BLE001 - unlambdifiable: cannot judge
+                    continue
+                seen = 0
+                visible = False
+                for index, scale in scales.items():
+                    re_, im_ = self.points[index]
+                    point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
+                    try:
+                        value = abs(mp.mpmathify(fn(point, *values)))
+                    except Exception:  # noqa: BLE001 - a pole: this point says nothing
+                        continue
+                    if not mp.isfinite(value):
+                        continue
+                    seen += 1
+                    if value > scale * mp.mpf(10) ** (-(top - GUARD_DIGITS)):
+                        visible = True
+                        break
+                if seen >= MIN_USABLE_POINTS and not visible:
+                    invisible.append(str(term)[:200])
+        return invisible
+
+    def _scales(self, dps: int) -> dict[int, Any]:
+        """max(|F'|, |f|, 1) at each usable point, at ``dps`` digits."""
+        out = {}
+        with mp.workdps(dps):
+            params = [mp.mpf(v) for v in PARAMETER_VALUES[: self._compiled.n_params]]
+            for index in self._at(dps):
+                re_, im_ = self.points[index]
+                point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
+                value_d = mp.mpmathify(self._compiled.f_derivative(point, *params))
+                value_f = mp.mpmathify(self._compiled.f_integrand(point, *params))
+                out[index] = max(abs(value_d), abs(value_f), mp.mpf(1))
+        return out
 
     def confirm_zero(self) -> dict[str, Any]:
         """Strict test for a numeric-only accept: the top two precision

@@ -19,7 +19,7 @@ GRPO group), what GRPO would actually learn from:
 
 >>> group_has_signal([1.0, 0.0, None]), group_has_signal([0.0, 0.0]), group_has_signal([1.0])
 (True, False, False)
->>> [round(a, 3) for a in group_advantages([1.0, 0.0, None])]
+>>> [None if a is None else round(a, 3) for a in group_advantages([1.0, 0.0, None])]
 [0.707, -0.707, None]
 """
 from __future__ import annotations
@@ -191,7 +191,7 @@ def _outcome_class(verdict: str, confidence: str, reason: str | None) -> str:
 
 def preset_result(shaping: RewardShaping, outcomes: StoredOutcomes) -> PresetResult:
     rewards = [shaping.reward(v, c, r) for v, c, r in
-               zip(outcomes.verdicts, outcomes.confidences, outcomes.reasons)]
+               zip(outcomes.verdicts, outcomes.confidences, outcomes.reasons, strict=True)]
     valid = _valid(rewards)
     result = PresetResult(shaping.name, shaping.outcome_table(), rewards,
                           statistics.fmean(valid) if valid else None,
@@ -199,7 +199,7 @@ def preset_result(shaping: RewardShaping, outcomes: StoredOutcomes) -> PresetRes
                           len(rewards) - len(valid))
     if outcomes.groups is not None:
         by_group: dict[str, list[float | None]] = {}
-        for key, reward in zip(outcomes.groups, rewards):
+        for key, reward in zip(outcomes.groups, rewards, strict=True):
             by_group.setdefault(key, []).append(reward)
         result.n_groups = len(by_group)
         for members in by_group.values():
@@ -238,7 +238,7 @@ def spearman(a: list[float], b: list[float]) -> float | None:
     sb = math.sqrt(sum((y - mb) ** 2 for y in rb))
     if sa == 0 or sb == 0:
         return None
-    return sum((x - ma) * (y - mb) for x, y in zip(ra, rb)) / (sa * sb)
+    return sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True)) / (sa * sb)
 
 
 def _sign(x: float) -> int:
@@ -253,7 +253,7 @@ def pair_order_counts(a: list[float], b: list[float]) -> tuple[int, int]:
     >>> pair_order_counts([1.0, 0.0, 0.0], [1.0, 0.0, -0.2])
     (2, 3)
     """
-    cells = Counter(zip(a, b))
+    cells = Counter(zip(a, b, strict=True))
     items = list(cells.items())
     agree = total = 0
     for i, ((a1, b1), n1) in enumerate(items):
@@ -269,7 +269,7 @@ def pair_order_counts(a: list[float], b: list[float]) -> tuple[int, int]:
 
 def pair_agreement(x: PresetResult, y: PresetResult, groups: list[str] | None
                    ) -> PairAgreement:
-    both = [i for i, (p, q) in enumerate(zip(x.rewards, y.rewards))
+    both = [i for i, (p, q) in enumerate(zip(x.rewards, y.rewards, strict=True))
             if p is not None and q is not None]
     a = [float(x.rewards[i]) for i in both]
     b = [float(y.rewards[i]) for i in both]
@@ -279,7 +279,7 @@ def pair_agreement(x: PresetResult, y: PresetResult, groups: list[str] | None
         scope = "all rows"
     else:
         members: dict[str, tuple[list[float], list[float]]] = {}
-        for i, ai, bi in zip(both, a, b):
+        for i, ai, bi in zip(both, a, b, strict=True):
             pa, pb = members.setdefault(groups[i], ([], []))
             pa.append(ai)
             pb.append(bi)
@@ -298,7 +298,7 @@ def ablate(outcomes: StoredOutcomes, shapings: Sequence[RewardShaping]) -> Ablat
     pairs = [pair_agreement(presets[i], presets[j], outcomes.groups)
              for i in range(len(presets)) for j in range(i + 1, len(presets))]
     mix = Counter(_outcome_class(v, c, r) for v, c, r in
-                  zip(outcomes.verdicts, outcomes.confidences, outcomes.reasons))
+                  zip(outcomes.verdicts, outcomes.confidences, outcomes.reasons, strict=True))
     return AblationReport(outcomes.source, len(outcomes), outcomes.invalid_rows,
                           outcomes.group_column, mix, presets, pairs)
 
@@ -330,7 +330,7 @@ def write_plots(report: AblationReport, out_dir: Path) -> list[Path]:
     written: list[Path] = []
     n = len(report.presets)
     fig, axes = plt.subplots(n, 1, figsize=(7, 1.9 * n + 0.6), squeeze=False, sharex=True)
-    for ax, preset in zip(axes[:, 0], report.presets):
+    for ax, preset in zip(axes[:, 0], report.presets, strict=True):
         counts = Counter(r for r in preset.rewards if r is not None)
         values = sorted(counts)
         ax.bar(values, [counts[v] for v in values], width=0.06, color="tab:blue")
@@ -363,7 +363,7 @@ def write_plots(report: AblationReport, out_dir: Path) -> list[Path]:
         written.append(path)
 
         fig, axes = plt.subplots(n, 1, figsize=(7, 1.9 * n + 0.6), squeeze=False, sharex=True)
-        for ax, preset in zip(axes[:, 0], report.presets):
+        for ax, preset in zip(axes[:, 0], report.presets, strict=True):
             if preset.advantages:
                 ax.hist(preset.advantages, bins=41, color="tab:green")
             ax.set_ylabel("rows")

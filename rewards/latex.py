@@ -225,6 +225,12 @@ _UNICODE = str.maketrans({
 })
 
 
+def _rule_python_power(t: str) -> str:
+    # Models mix Python's ** into LaTeX answers (``\frac{2}{3}\cos(8x)**3``);
+    # LaTeX has no ** at all, so it can only mean a power.
+    return t.replace("**", "^")
+
+
 def _rule_unicode(t: str) -> str:
     return t.translate(_UNICODE)
 
@@ -825,6 +831,7 @@ def _rule_outer_parens(t: str) -> str:
 _Rule = Callable[[str], str]
 _PIPELINE: list[tuple[str, _Rule]] = [
     ("unicode", _rule_unicode),
+    ("python_power", _rule_python_power),
     ("math_delimiters", _rule_math_delimiters),
     ("displaystyle", _rule_displaystyle),
     ("spacing", _rule_spacing),
@@ -1034,8 +1041,10 @@ def _number_bits(e: sp.Basic) -> float:
     if e.is_Rational:
         return float(abs(int(e.p)).bit_length() + int(e.q).bit_length())
     if e.is_Float:
+        # A float's size is its magnitude (exp + bc is about log2|e|); its
+        # precision is fixed and does not grow when it is evaluated.
         _sign, _man, exp, bc = e._mpf_ if len(e._mpf_) == 4 else (0, 0, 0, 0)
-        return float(abs(exp + bc) + 64)
+        return float(abs(exp + bc) + 2)
     return 2.0
 
 

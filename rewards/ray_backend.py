@@ -36,15 +36,14 @@ from .scoring import Columns, ScoredBatch, score_batch
 
 
 class _Scorer:
-    """The actor: a reward built from the driver's configuration."""
+    """The actor: a copy of the driver's reward (its pickled configuration,
+    the same contract that ships a reward to TRL's workers)."""
 
-    def __init__(self, config: dict[str, Any], shaping: Any) -> None:
+    def __init__(self, state: dict[str, Any]) -> None:
         from .reward import AntiderivativeReward
 
-        # One checker process per actor: Ray already spreads actors over the
-        # cluster's CPUs. Traces are written by the driver, not here.
-        settings = {**config, "workers": 1, "trace_path": None}
-        self.reward = AntiderivativeReward(shaping=shaping, **settings)
+        self.reward = AntiderivativeReward.__new__(AntiderivativeReward)
+        self.reward.__setstate__(state)
 
     def score(self, rows: list[dict[str, Any]], columns: Columns, with_traces: bool,
               batch_index: int) -> ScoredBatch:
@@ -82,8 +81,11 @@ class RayBackend:
         self.in_flight = max(1, int(in_flight_per_actor)) * self.n_actors
         # A dead actor (OOM kill, node loss) is restarted and its batch retried.
         remote = ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(_Scorer)
-        self.actors = [remote.remote(reward.config, reward.shaping)
-                       for _ in range(self.n_actors)]
+        state = reward.__getstate__()
+        # One checker process per actor: Ray already spreads actors over the
+        # cluster's CPUs. Traces are written by the driver, not by actors.
+        state["config"] = {**state["config"], "workers": 1, "trace_path": None}
+        self.actors = [remote.remote(state) for _ in range(self.n_actors)]
 
     def map(self, batches: Iterable[list[dict[str, Any]]], columns: Columns, *,
             with_traces: bool = False) -> Iterator[ScoredBatch]:

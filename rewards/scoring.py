@@ -135,7 +135,7 @@ def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
         [None if is_missing(v := rows[i].get(columns.completion)) else v for i in readable],
         [rows[i].get(columns.integrand) for i in readable],
         [_symbol(rows[i].get(columns.symbol)) if columns.symbol else None for i in readable])
-    by_row = dict(zip(readable, outcomes))
+    by_row = dict(zip(readable, outcomes, strict=True))
 
     batch = ScoredBatch(rows=[])
     for i, row in enumerate(rows):

@@ -66,6 +66,17 @@ def _looks_like_sympy_syntax(text: str) -> bool:
     return "\\" not in text and "{" not in text
 
 
+# Refusals of the safe SymPy-syntax parser that are final in auto mode: the
+# text IS Python syntax, refused for what it contains. Anything else (a
+# syntax error, non-ASCII, x(x+1) read as a call) may still be LaTeX.
+_FINAL_SYMPY_REASONS = frozenset({
+    "forbidden_name", "forbidden_syntax", "forbidden_attribute", "forbidden_string",
+    "forbidden_keyword_arg", "bad_constant", "number_too_large", "exponent_too_large",
+    "too_deep", "too_many_nodes", "too_long", "non_finite", "slow_constant", "math_error",
+    "resource_error",
+})
+
+
 def _parse_text(text: str, syntax: str, symbol: str, stages: list[StageRecord],
                 role: str) -> sp.Expr:
     start = time.perf_counter()
@@ -84,6 +95,12 @@ def _parse_text(text: str, syntax: str, symbol: str, stages: list[StageRecord],
             failure = failure or exc
             data.setdefault("attempts", []).append({"parser": parser, "reason": exc.reason,
                                                     "message": exc.message[:300]})
+            if parser == "sympy" and exc.reason in _FINAL_SYMPY_REASONS:
+                # The text is Python syntax the safe parser refused on purpose
+                # (code, huge numbers, oo/nan): a looser reading as LaTeX must
+                # not paper over that (x**2/2 if __import__(...) else 0 would
+                # lose its "if" clause and pass).
+                break
             continue
         data.update(parser=parser, rules_applied=rules, out=str(expr),
                     free_symbols=sorted(s.name for s in expr.free_symbols))

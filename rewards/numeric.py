@@ -123,6 +123,22 @@ def _classify(low, high, low_dps: int, high_dps: int) -> str:
     return "undecided"
 
 
+MAX_EXTRA_DIGITS = 4000
+
+
+def _literal_digits(*exprs: sp.Expr) -> int:
+    """Decimal digits of the largest numerator or denominator of a literal."""
+    best = 0
+    for e in exprs:
+        for r in e.atoms(sp.Rational):
+            # bit_length, not str(): str() of a 5000-digit int raises ValueError.
+            best = max(best, int(max(abs(r.p), r.q).bit_length() * 0.30103) + 1)
+        for f in e.atoms(sp.Float):
+            if f != 0:
+                best = max(best, int(abs(mp.log10(abs(mp.mpf(f._mpf_))))))
+    return best
+
+
 class NumericComparer:
     """Evaluates F' - f at fixed points and escalates precision on demand.
 
@@ -143,6 +159,11 @@ class NumericComparer:
         except Exception:  # noqa: BLE001 - a node lambdify cannot print: no usable point
             self._compiled = None
         self._cache: dict[int, dict[int, Any]] = {}
+        # A literal with d digits can hide a change of size 10^-d (inside a
+        # function or a factor, where invisible_terms cannot see it): the
+        # confirmation must resolve twice that (cos(10^-d) - 1 ~ 10^-2d).
+        self.extra_digits = min(MAX_EXTRA_DIGITS,
+                                2 * max(0, _literal_digits(derivative, integrand) - 15))
 
     def _at(self, dps: int) -> dict[int, Any]:
         if self._compiled is None:
@@ -265,7 +286,7 @@ class NumericComparer:
         """Strict test for a numeric-only accept: the top two precision
         levels must classify as zero, so a hidden term would have to be
         below about 1e-110 to slip through."""
-        low, high = LEVELS[-2], LEVELS[-1]
+        low, high = LEVELS[-2] + self.extra_digits, LEVELS[-1] + self.extra_digits
         worst, n_usable, point = self._common(low, high)
         if n_usable < MIN_USABLE_POINTS:
             return self._record("inconclusive", (low, high), worst, n_usable, point)

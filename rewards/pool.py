@@ -94,6 +94,16 @@ def _check_chunk(jobs: list[Job], options: dict[str, Any],
     return out, {"pid": os.getpid(), "rss_mb": _rss_mb()}
 
 
+def _unusable(executor) -> bool:
+    """Shut down (another thread, another reward object re-creating loky's
+    per-thread executor) or broken (a worker died between calls). loky keeps
+    these in ``_flags``; ``_broken``/``_shutdown_thread`` are the stdlib's
+    names and never exist on a loky executor."""
+    flags = getattr(executor, "_flags", None)
+    return flags is not None and (getattr(flags, "broken", None) is not None
+                                  or bool(getattr(flags, "shutdown", False)))
+
+
 def failure_result(verdict: Verdict, stage: str, reason: str, **data: Any) -> CheckResult:
     """A result for a sample the worker never reported on."""
     return CheckResult(verdict, stage, [StageRecord(stage, status="fail", data={"reason": reason,
@@ -149,8 +159,7 @@ class CheckPool:
     # -- executor lifecycle ------------------------------------------------
     def _get_executor(self):
         stale = time.monotonic() - self._last_used > self.idle_timeout_s * 0.8
-        if self._executor is None or stale or getattr(self._executor, "_broken", False) or \
-                getattr(self._executor, "_shutdown_thread", False):
+        if self._executor is None or stale or _unusable(self._executor):
             self._executor = get_reusable_executor(
                 max_workers=self.workers, timeout=self.idle_timeout_s,
                 initializer=_init_worker, initargs=(self.memory_limit_mb,), env=_WORKER_ENV,

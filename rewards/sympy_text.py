@@ -34,8 +34,15 @@ Decisions worth knowing (see also the module constants below):
   text (``0.1`` -> ``1/10``): a checker comparing exactly must not be fooled
   by binary rounding, and SymPy Floats would make exact cancellation fail.
 * Complex literals ``2j`` become ``2*I`` (``I`` itself is allowed anyway).
-* All symbols are plain ``sympy.Symbol(name)`` without assumptions; the
-  checker must build its variable the same way (``Symbol("x")``).
+* The result contains plain ``sympy.Symbol(name)`` symbols (no assumptions),
+  but it was *evaluated as if every symbol were real*, which is how the
+  checker reads it (``sqrt(x**2)`` comes back as ``Abs(x)``); see _to_plain.
+* Functions (and powers with a symbolic exponent) of symbolic arguments are
+  returned unevaluated: ``sin(-x)`` stays ``sin(-x)``. Rebinding the variable
+  (``xreplace``, as the checker does) or ``.doit()`` evaluates them; see
+  _apply for why.
+* ``oo``/``zoo``/``nan`` alone parse to SymPy's objects; combined with the
+  variable (``x + oo``) or inside a function they are ``non_finite``.
 * The integration variable wins over every other meaning of its name
   (``symbol="e"`` makes ``e`` the variable while ``E`` stays Euler's number).
 * Short unknown identifiers (``y``, ``a``, ``k2``, ``C_3``) become plain
@@ -75,6 +82,16 @@ MAX_NUMBER_DIGITS = 1000
 # an exp() argument: exp(c*log(a)) auto-evaluates to a**c, so both c and a
 # must stay small for the result to stay cheap.
 MAX_EXPONENT = 1000
+# Rational exponents on a base that contains a symbol. SymPy's assumption
+# queries split a complex base into real and imaginary parts and expand
+# (a + I*b)**n, which costs ~n**3 (0.3 s at n=100, 2 s at n=200, per query).
+# Symbols are built real, but (x + I)**n is still complex. x**100 stays legal.
+MAX_SYMBOLIC_EXPONENT = 100
+# ... and on a symbolic base that contains I, e.g. (x + I)**n: its real and
+# imaginary parts are dense polynomials, and a realness query on a function of
+# it (cosh(2**((x+I)**20))) built a 600k-entry dense array (6 s). Real
+# antiderivatives never raise a complex base to a high power.
+MAX_COMPLEX_EXPONENT = 10
 # Numeric radicals (2**(1/3), sqrt(p/q)) make SymPy trial-factor the radicand,
 # and products of radicals are merged into one radicand; >100 digits costs
 # seconds (measured: sqrt of a 1000-digit rational takes ~1.4 s).
@@ -84,8 +101,15 @@ MAX_GAMMA_ARG = 1000
 # uppergamma/lowergamma/polylog/zeta with integer order expand into O(n) terms
 # with big coefficients (uppergamma(1000, x) takes seconds), so keep n small.
 MAX_ORDER = 20
-
-_LOG10_2 = math.log10(2)
+# Functions of constants: SymPy decides signs of constant arguments with evalf,
+# and towers of constants defeat it (sinh(sinh(sinh(sinh(sinh(2))))) hangs,
+# nested log of a negative number grows exponentially, erfi(10**999) makes any
+# later sign query hang). So a function (or a power with a non-rational
+# exponent) may be applied to a constant only if that constant contains no
+# function itself, and the constant's modulus must be at most MAX_CONSTANT_ARG
+# unless the function grows slowly (log, atan, Abs, ...).
+MAX_CONSTANT_HEIGHT = 1
+MAX_CONSTANT_ARG = 1000
 
 REASONS = frozenset({
     "not_text",            # text is not a str
@@ -100,7 +124,7 @@ REASONS = frozenset({
     "forbidden_keyword_arg",  # f(x, k=1)
     "bad_constant",        # True / False / None / ...
     "syntax_error",        # not a Python expression (incl. implicit multiplication)
-    "too_deep",            # bracket or tree nesting deeper than max_depth
+    "too_deep",            # nesting deeper than max_depth, or function of a function of a constant
     "too_many_nodes",      # more than max_nodes expression nodes
     "unknown_name",        # identifier that is neither allowlisted nor short
     "not_callable",        # calling something that is not an allowlisted function
@@ -109,7 +133,9 @@ REASONS = frozenset({
     "number_too_large",    # literal / intermediate number out of bounds
     "exponent_too_large",  # exponent (or number inside an exponent) out of bounds
     "math_error",          # SymPy itself raised while building (e.g. Heaviside(I))
+    "non_finite",          # oo/zoo/nan inside a function or next to a symbol
     "resource_error",      # MemoryError while building
+    "slow_constant",       # constant whose numeric evaluation takes seconds
     "not_an_expression",   # result is not a sympy.Expr
 })
 
@@ -191,8 +217,12 @@ _FAMILY = {ast.Add: "add", ast.Sub: "add", ast.Mult: "mul", ast.Div: "mul", ast.
 
 # --- number size helpers ---------------------------------------------------
 def _int_digits(n: int) -> float:
-    """Approximate decimal digits of ``n`` without converting it to a string."""
-    return abs(int(n)).bit_length() * _LOG10_2
+    """log10|n| (0 for 0): the size of ``n`` in digits, without str(n).
+
+    math.log10 accepts arbitrarily large ints and is linear in their size.
+    """
+    n = abs(int(n))
+    return math.log10(n) if n else 0.0
 
 
 def _rat_digits(r: sympy.Rational) -> float:
@@ -278,6 +308,10 @@ def _check_built(expr: sympy.Expr, deep: bool) -> sympy.Expr:
                 if abs(e) > MAX_EXPONENT:
                     raise ParseFailure("exponent_too_large",
                                        f"exponents are limited to {MAX_EXPONENT}")
+                if abs(e) > MAX_COMPLEX_EXPONENT and n.base.free_symbols and (
+                        abs(e) > MAX_SYMBOLIC_EXPONENT or n.base.has(sympy.I)):
+                    raise ParseFailure("exponent_too_large", "power of a symbolic expression "
+                                       "too large (at most 100, or 10 with I in the base)")
                 if _is_numeric_radical(n) and _rat_digits(n.base) > MAX_RADICAND_DIGITS:
                     raise ParseFailure("number_too_large", "radicand too large")
         elif isinstance(n, sympy.exp):
@@ -285,40 +319,136 @@ def _check_built(expr: sympy.Expr, deep: bool) -> sympy.Expr:
     return expr
 
 
+_NON_FINITE = (sympy.oo, sympy.S.NegativeInfinity, sympy.zoo, sympy.nan)
+
+
+def _check_nonfinite_mix(operands: list[sympy.Expr]) -> None:
+    """oo/zoo/nan next to a symbolic operand (``x + oo``, ``oo*f(x)``,
+    ``(x**50)**oo``) makes SymPy ask for the sign, realness or finiteness of
+    the symbolic part, which can expand powers for seconds. The checker would
+    call any such answer non-finite anyway, so refuse it here."""
+    if len(operands) < 2 or not any(o.free_symbols for o in operands):
+        return
+    if any(o.has(*_NON_FINITE) for o in operands):
+        raise ParseFailure("non_finite", "oo, zoo or nan combined with the variable")
+
+
 def _bound_numeric_arg(a: sympy.Expr, limit: int, what: str) -> None:
     if a.is_Rational and abs(a) > limit:
         raise ParseFailure("number_too_large", f"{what} argument must be at most {limit}")
 
 
+def _const_height(expr: sympy.Expr) -> int:
+    """How many function applications are stacked inside a constant.
+
+    Numbers, pi, E, I have height 0; Add/Mul and rational powers (radicals)
+    do not add a level; every other node with arguments (a function, or a
+    power such as 2**sqrt(2)) adds one.
+    """
+    if not expr.args:
+        return 0
+    if expr.is_Add or expr.is_Mul or (expr.is_Pow and expr.exp.is_Rational):
+        return max(_const_height(a) for a in expr.args)
+    return 1 + max(_const_height(a) for a in expr.args)
+
+
+def _check_constant_args(name: str, args: list[sympy.Expr]) -> None:
+    """Refuse functions of constants that would make SymPy evaluate towers or
+    astronomically large values (see MAX_CONSTANT_HEIGHT)."""
+    if name in _ALGEBRAIC:
+        return  # sqrt/cbrt/root are rational powers, guarded in _Builder.pow
+    if name in _SLOW_CONSTANTS and not any(a.free_symbols for a in args):
+        # Printing or sorting a sum evaluates its constant terms numerically:
+        # one elliptic_pi(50, 52) takes ~1 s in mpmath, 70 of them (a 2000
+        # character answer) made str() run for minutes. Never in an answer.
+        raise ParseFailure("slow_constant", f"{name} of constant arguments is not accepted")
+    for a in args:
+        if a.free_symbols:
+            continue
+        if a.has(*_NON_FINITE):
+            # sin(oo) would become an AccumBounds, not a number.
+            raise ParseFailure("non_finite", f"{name} of an infinite or undefined constant")
+        height = 0 if a.is_Rational else _const_height(a)
+        if height + 1 > MAX_CONSTANT_HEIGHT:
+            raise ParseFailure(
+                "too_deep",
+                f"functions of constants may nest at most {MAX_CONSTANT_HEIGHT} deep",
+            )
+        if name in _SLOW_GROWTH:
+            continue
+        if a.is_Rational:
+            too_big = abs(a) > MAX_CONSTANT_ARG
+        else:
+            # Safe to evaluate: height 0 means only numbers, pi, E, I, sums,
+            # products and radicals (all bounded by the other checks).
+            try:
+                too_big = not abs(complex(a.evalf(15))) <= MAX_CONSTANT_ARG
+            except (TypeError, ValueError, OverflowError):
+                too_big = True
+        if too_big:
+            raise ParseFailure(
+                "number_too_large",
+                f"constant arguments of {name} must be at most {MAX_CONSTANT_ARG} in modulus",
+            )
+
+
 # --- function table --------------------------------------------------------
+def _apply(func, args):
+    """Apply a SymPy function; unevaluated when an argument contains a symbol.
+
+    Evaluating a function of a symbolic argument makes SymPy query
+    assumptions (is_real, is_zero, ...) through the whole argument, and for a
+    complex argument that splits powers into real and imaginary parts term by
+    term: Abs(exp(y**300)), elliptic_k(sech(y**50)) or log(sinh((x+I)**50))
+    ran for seconds to minutes (measured with plain symbols; see _to_plain). Leaving these unevaluated loses nothing: the
+    checker rebinds the variable as a real symbol with ``xreplace``, which
+    rebuilds -- and so evaluates -- every node that contains it. Functions of
+    constants are evaluated here, after the constant guards.
+    """
+    return func(*args, evaluate=not any(a.free_symbols for a in args))
+
+
 def _plain(func, *arities):
-    return frozenset(arities), lambda b, args: func(*args)
+    return frozenset(arities), lambda b, args: _apply(func, args)
 
 
-def _f_gamma(b, args):
-    _bound_numeric_arg(args[0], MAX_GAMMA_ARG, "gamma")
-    return sympy.gamma(args[0])
+def _log(b, args):
+    if len(args) == 1:
+        return _apply(sympy.log, args)
+    if not any(a.free_symbols for a in args):
+        return sympy.log(*args)  # constant log(8, 2) evaluates to 3
+    # log(a, base) = log(a)/log(base); a 2-argument log object must not exist.
+    return b.mul([_apply(sympy.log, args[:1]), b.pow(_apply(sympy.log, args[1:]), _NEG_ONE)])
 
 
-def _f_factorial(b, args):
-    _bound_numeric_arg(args[0], MAX_GAMMA_ARG, "factorial")
-    return sympy.factorial(args[0])
+def _log_base(base):
+    return lambda b, args: _log(b, [args[0], sympy.Integer(base)])
 
 
-def _ordered(func, name):
-    """Functions whose first argument is an order that SymPy expands on."""
+def _bounded(func, limit, what):
+    """Functions whose first argument SymPy expands on when it is a number:
+    factorial/gamma compute exactly, uppergamma/lowergamma/polylog/zeta
+    expand into O(n) terms with big coefficients."""
     def build(b, args):
-        _bound_numeric_arg(args[0], MAX_ORDER, name)
-        return func(*args)
+        _bound_numeric_arg(args[0], limit, what)
+        return _apply(func, args)
     return build
+
+
+def _polylog(b, args):
+    s, z = args
+    _bound_numeric_arg(s, MAX_ORDER, "polylog")
+    # polylog's eval calls z.equals(1), i.e. simplify(z - 1): arbitrary work
+    # for an adversarial constant z. Only a rational z is evaluated.
+    return sympy.polylog(s, z, evaluate=bool(z.is_Rational and not s.free_symbols))
 
 
 _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
     "exp": (frozenset({1}), lambda b, a: b.exp(a[0])),
-    "log": _plain(sympy.log, 1, 2),
-    "ln": _plain(sympy.log, 1),
-    "log10": (frozenset({1}), lambda b, a: sympy.log(a[0], 10)),
-    "log2": (frozenset({1}), lambda b, a: sympy.log(a[0], 2)),
+    "log": (frozenset({1, 2}), _log),
+    "ln": (frozenset({1}), _log),
+    "log10": (frozenset({1}), _log_base(10)),
+    "log2": (frozenset({1}), _log_base(2)),
     "sqrt": (frozenset({1}), lambda b, a: b.pow(a[0], _HALF)),
     "cbrt": (frozenset({1}), lambda b, a: b.pow(a[0], _THIRD)),
     "root": (frozenset({2}), lambda b, a: b.pow(a[0], b.pow(a[1], _NEG_ONE))),
@@ -327,14 +457,14 @@ _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
     "sign": _plain(sympy.sign, 1),
     "Heaviside": _plain(sympy.Heaviside, 1, 2),
     "atan2": _plain(sympy.atan2, 2),
-    "gamma": (frozenset({1}), _f_gamma),
-    "factorial": (frozenset({1}), _f_factorial),
-    "uppergamma": (frozenset({2}), _ordered(sympy.uppergamma, "uppergamma")),
-    "lowergamma": (frozenset({2}), _ordered(sympy.lowergamma, "lowergamma")),
-    "polylog": (frozenset({2}), _ordered(sympy.polylog, "polylog")),
+    "gamma": (frozenset({1}), _bounded(sympy.gamma, MAX_GAMMA_ARG, "gamma")),
+    "factorial": (frozenset({1}), _bounded(sympy.factorial, MAX_GAMMA_ARG, "factorial")),
+    "uppergamma": (frozenset({2}), _bounded(sympy.uppergamma, MAX_ORDER, "uppergamma")),
+    "lowergamma": (frozenset({2}), _bounded(sympy.lowergamma, MAX_ORDER, "lowergamma")),
+    "polylog": (frozenset({2}), _polylog),
     # 2-argument (Hurwitz) zeta is left out: zeta(50, 1000) sums 999 huge
     # rationals (seconds) and never appears in elementary antiderivatives.
-    "zeta": (frozenset({1}), _ordered(sympy.zeta, "zeta")),
+    "zeta": (frozenset({1}), _bounded(sympy.zeta, MAX_ORDER, "zeta")),
     "LambertW": _plain(sympy.LambertW, 1, 2),
     "elliptic_k": _plain(sympy.elliptic_k, 1),
     "elliptic_f": _plain(sympy.elliptic_f, 2),
@@ -369,6 +499,15 @@ for _name, _func in _ONE_ARG.items():
 del _name, _func
 
 FUNCTION_NAMES = frozenset(_FUNCTIONS)
+_ALGEBRAIC = frozenset({"sqrt", "cbrt", "root"})
+_SLOW_CONSTANTS = frozenset({"elliptic_pi"})
+# Functions whose constant arguments may be large (they grow at most like log,
+# or are bounded): log(10**50) is harmless, sinh(10**50) is not.
+_SLOW_GROWTH = frozenset({
+    "log", "ln", "log10", "log2", "Abs", "abs", "sign", "Heaviside",
+    "atan", "arctan", "acot", "arccot", "atan2", "asinh", "arcsinh", "arsinh",
+    "LambertW",
+})
 
 
 # --- text pre-checks ------------------------------------------------------
@@ -416,7 +555,9 @@ class _Builder:
     def __init__(self, text: str, symbol: str, max_depth: int, max_nodes: int) -> None:
         self.text = text
         self.symbol = symbol
-        self.var = sympy.Symbol(symbol)
+        # Real while building (see _to_plain): SymPy's assumption queries on
+        # a complex symbol expand (re(x) + I*im(x))**n and can take seconds.
+        self.var = sympy.Symbol(symbol, real=True)
         self.max_depth = max_depth
         self.max_nodes = max_nodes
 
@@ -458,9 +599,13 @@ class _Builder:
                     raise ParseFailure("forbidden_attribute", "attribute access is not allowed")
                 if not isinstance(func, ast.Name):
                     raise ParseFailure("not_callable", "only named functions can be called")
-                self._check_call(func.id, len(node.args))
+                self._check_call(func.id)
                 if node.keywords:
                     raise ParseFailure("forbidden_keyword_arg", "keyword arguments are not allowed")
+                arities = _FUNCTIONS[func.id][0]
+                if len(node.args) not in arities:
+                    raise ParseFailure("bad_arity", f"{func.id} takes "
+                                       f"{'/'.join(map(str, sorted(arities)))} argument(s)")
                 for arg in node.args:
                     stack.append((arg, depth + 1))
             elif isinstance(node, ast.Attribute):
@@ -492,16 +637,12 @@ class _Builder:
         if not _SHORT_SYMBOL_RE.match(name):
             raise ParseFailure("unknown_name", f"unknown name {name!r}")
 
-    def _check_call(self, name: str, nargs: int) -> None:
+    def _check_call(self, name: str) -> None:
         if name.startswith("_") or (name in _DENIED_NAMES and name not in _FUNCTIONS
                                     and name != self.symbol):
             raise ParseFailure("forbidden_name", f"name {name!r} is not allowed")
         if name == self.symbol or name not in _FUNCTIONS:
             raise ParseFailure("not_callable", f"{name!r} is not a known function")
-        arities = _FUNCTIONS[name][0]
-        if nargs not in arities:
-            raise ParseFailure("bad_arity",
-                               f"{name} takes {'/'.join(map(str, sorted(arities)))} arguments")
 
     # -- pass 2: build ------------------------------------------------------
     def build(self, node: ast.expr) -> sympy.Expr:
@@ -535,8 +676,9 @@ class _Builder:
             return self.mul(factors)
         if isinstance(node, ast.Call):
             args = [self.build(a) for a in node.args]
-            builder = _FUNCTIONS[node.func.id][1]
-            return _check_built(builder(self, args), deep=True)
+            name = node.func.id
+            _check_constant_args(name, args)
+            return _check_built(_FUNCTIONS[name][1](self, args), deep=True)
         raise _fail_syntax(node)  # unreachable after validate(); kept as a backstop
 
     def name(self, name: str) -> sympy.Expr:
@@ -544,7 +686,7 @@ class _Builder:
             return self.var
         if name in _CONSTANTS:
             return _CONSTANTS[name]
-        return sympy.Symbol(name)
+        return sympy.Symbol(name, real=True)
 
     def number(self, node: ast.Constant) -> sympy.Expr:
         value = node.value
@@ -578,11 +720,13 @@ class _Builder:
         return _check_built(value, deep=False)
 
     def add(self, terms: list[sympy.Expr]) -> sympy.Expr:
+        _check_nonfinite_mix(terms)
         if sum(_mag(t) for t in terms) > 2 * MAX_NUMBER_DIGITS:
             raise ParseFailure("number_too_large", "sum would produce too large numbers")
         return _check_built(sympy.Add(*terms), deep=False)
 
     def mul(self, factors: list[sympy.Expr]) -> sympy.Expr:
+        _check_nonfinite_mix(factors)
         if sum(_mag(f) for f in factors) > 2 * MAX_NUMBER_DIGITS:
             raise ParseFailure("number_too_large", "product would produce too large numbers")
         if sum(_radical_digits_in_product(f) for f in factors) > MAX_RADICAND_DIGITS:
@@ -591,20 +735,78 @@ class _Builder:
 
     def pow(self, base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
         # All checks happen BEFORE sympy.Pow, which evaluates eagerly.
+        _check_nonfinite_mix([base, exponent])
         _check_exponent_atoms(exponent)
         if exponent.is_Rational:
             size = abs(float(exponent))
+            if size > MAX_COMPLEX_EXPONENT and base.free_symbols:
+                if size > MAX_SYMBOLIC_EXPONENT or base.has(sympy.I):
+                    raise ParseFailure("exponent_too_large", "power of a symbolic expression "
+                                       "too large (at most 100, or 10 with I in the base)")
             if _mag(base) * size > MAX_NUMBER_DIGITS:
                 raise ParseFailure("number_too_large",
                                    f"power would exceed about 10**{MAX_NUMBER_DIGITS}")
             if not exponent.is_Integer and _radicand_digits(base) > MAX_RADICAND_DIGITS:
                 raise ParseFailure("number_too_large", "radicand too large")
+        elif exponent.free_symbols:
+            # A symbolic exponent makes Pow ask whether it is an integer, even,
+            # real... of the exponent (and of the base), which can expand powers
+            # for seconds, like function arguments do (see _apply). Built
+            # unevaluated; E**u is spelled exp(u) so it prints and compares
+            # like SymPy's own exp.
+            if base is sympy.E:
+                return _check_built(_apply(sympy.exp, [exponent]), deep=False)
+            return _check_built(sympy.Pow(base, exponent, evaluate=False), deep=False)
+        elif not base.free_symbols:
+            # 2**sqrt(2), pi**pi, E**c: a constant tower like a function call.
+            _check_constant_args("pow", [base, exponent])
         return _check_built(sympy.Pow(base, exponent), deep=False)
 
     def exp(self, arg: sympy.Expr) -> sympy.Expr:
         # exp(c*log(a)) evaluates to a**c, so the argument is an exponent.
         _check_exponent_atoms(arg)
-        return sympy.exp(arg)
+        return _apply(sympy.exp, [arg])
+
+
+def _to_plain(expr: sympy.Expr) -> sympy.Expr:
+    """Swap the real symbols used while building for plain ``Symbol(name)``.
+
+    Everything is built with real symbols because SymPy's evaluation asks
+    assumption questions (is this zero, finite, positive?) that, for a complex
+    symbol, split powers into real and imaginary parts and expand them:
+    ``-x**100/acot(E))**(-sech(x**100))*log2(...)`` took 14 s with a plain x
+    and 0.02 s with a real one. The checker treats the variable as real and
+    rebinds it anyway, so nothing is lost; callers still receive the plain
+    symbols the rest of the package uses.
+
+    The nodes are rebuilt with explicit ``evaluate=False`` (they are already
+    evaluated): not ``xreplace`` (which would evaluate again, for the plain
+    symbols, at full cost) and not the global ``evaluate(False)`` switch,
+    whose results would land in SymPy's shared cache under the keys of
+    ordinary evaluated calls.
+    """
+    memo: dict[sympy.Basic, sympy.Basic] = {}
+
+    def rebuild(e: sympy.Basic) -> sympy.Basic:
+        done = memo.get(e)
+        if done is not None:
+            return done
+        if e.is_Symbol:
+            out = sympy.Symbol(e.name)
+        elif not e.args:
+            out = e
+        else:
+            args = tuple(rebuild(a) for a in e.args)
+            if all(new is old for new, old in zip(args, e.args, strict=True)):
+                out = e
+            elif isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function)):
+                out = e.func(*args, evaluate=False)
+            else:  # no other node types are built here; keep it correct anyway
+                out = e.func(*args)
+        memo[e] = out
+        return out
+
+    return rebuild(expr)
 
 
 # --- public API ------------------------------------------------------------
@@ -620,6 +822,8 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 2000,
     Raises :class:`~rewards.errors.ParseFailure` (and nothing else) for any
     rejected text; raises ``ValueError`` only for invalid *arguments* of this
     function (a bad ``symbol`` or limit is a programming error, not model text).
+    A caller's time limit (``StepTimeout``/``TimeoutError`` raised by a signal
+    handler while SymPy works) propagates unchanged.
 
     >>> parse_sympy_text("t**3/3 + C", symbol="t")
     C + t**3/3
@@ -673,7 +877,7 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 2000,
     builder = _Builder(text, symbol, max_depth, max_nodes)
     builder.validate(tree.body)
     try:
-        expr = builder.build(tree.body)
+        expr = _to_plain(builder.build(tree.body))
     except ParseFailure:
         raise
     except RecursionError as exc:

@@ -81,7 +81,7 @@ CASES: list[Case] = [
          expect=UNP),
     Case("sympy_constructor", tag("Symbol('x')**2/2"), expect=UNP),
     Case("read_file_times_zero", tag("x**2/2 + 0*len(open('/etc/passwd').read())"), expect=UNP),
-    Case("fstring", tag("f'{x}'"), expect=UNP),
+    Case("fstring", tag("f'{x}'")),
     Case("statement", tag("x**2/2; import os"), expect=UNP),
     Case("walrus", tag("(y := x**2/2)"), expect=UNP),
     Case("globals_lookup", tag("globals()['__builtins__']"), expect=UNP),
@@ -177,13 +177,22 @@ CASES: list[Case] = [
          expect=UNP),
     Case("max_trick", box(r"\max(x, 0)^{2}"), "x"),
     Case("floor_added", box(r"\frac{x^3}{3} + \lfloor x \rfloor"), "x**2"),
+    Case("ceiling_added", box(r"\frac{x^3}{3} + \lceil x \rceil"), "x**2"),
     # --- tiny added terms ---------------------------------------------------
     Case("tiny_1e-13", box(r"e^x + 10^{-13}x"), "exp(x)", expect=WRONG),
     Case("tiny_1e-30_sin", box(r"\frac{x^2}{2} + 10^{-30}\sin x"), expect=WRONG),
     Case("tiny_inside_sin", box(r"\frac{x^2}{2} + \sin(10^{-30} x)"), expect=WRONG),
-    Case("tiny_1e-200", box(r"e^x + 10^{-200}x"), "exp(x)"),
-    Case("tiny_1e-999_sympy", tag("x**2/2 + 1e-999*x")),
-    Case("narrow_bump", box(r"\frac{x^2}{2} + (e^{-1000x^2})^{1000}")),
+    Case("tiny_1e-200", box(r"e^x + 10^{-200}x"), "exp(x)", expect=WRONG),
+    Case("tiny_1e-999_sympy", tag("x**2/2 + 1e-999*x"), expect=WRONG),
+    Case("tiny_1e-200_sin", box(r"\frac{x^2}{2} + 10^{-200}\sin x"), expect=WRONG),
+    Case("narrow_bump", box(r"\frac{x^2}{2} + (e^{-1000x^2})^{1000}"), expect=WRONG),
+    Case("tiny_shift_squared", box(r"\frac{(x + 10^{-200})^2}{2}"), expect=WRONG),
+    # The same perturbation inside a function or a factor (no additive term).
+    Case("tiny_shift_in_cos", box(r"-\cos(x + 10^{-200})"), "sin(x)"),
+    Case("tiny_factor", box(r"\frac{x^2}{2}(1 + 10^{-200})")),
+    Case("tiny_shift_in_exp", box(r"e^{x + 10^{-200}}"), "exp(x)"),
+    Case("tiny_shift_in_log", box(r"\ln(x + 10^{-200})"), "1/x"),
+    Case("tiny_in_denominator", box(r"\frac{x^{3}}{3 + 10^{-200}}"), "x**2"),
     # --- the integrand itself, its derivative, the echoed integral ---------
     Case("integrand_itself", box("x^2"), "x**2", expect=WRONG),
     Case("derivative_of_integrand", box("2x"), "x**2", expect=WRONG),
@@ -217,20 +226,13 @@ CASES: list[Case] = [
     Case("hedge_two_boxes", box(r"\frac{x^3}{3}") + " or " + box("x^2"), "x**2", expect=WRONG),
 ]
 
-# Cases whose current verdict is a known checker bug (reported to the lead);
+# Cases whose current verdict is a known checker gap (reported to the lead);
 # strict, so the marker has to go when the fix lands.
-KNOWN_CHECKER_ERROR = {
-    # lambdify cannot print Derivative(floor(x), x): CHECKER_ERROR (no gradient).
-    "floor_added": "numeric.py/checker.py: unevaluated Derivative reaches lambdify",
-    "named_antiderivative": "latex.py/checker.py: undefined function F(x) reaches lambdify",
-    "undefined_function": "latex.py/checker.py: undefined function theta(x) reaches lambdify",
-}
-KNOWN_NUMERIC_ONLY = {
-    # Terms below the 120-digit confirmation level pass as NUMERIC_ONLY (0.8 < 1.0).
-    "tiny_1e-200": "numeric confirm precision is fixed at 120 digits",
-    "tiny_1e-999_sympy": "numeric confirm precision is fixed at 120 digits",
-    "narrow_bump": "a bump below 1e-120 at every sample point",
-}
+KNOWN_CHECKER_ERROR: dict[str, str] = {}
+# Fixed: the confirmation precision grows with the largest literal, so a
+# 10^{-200} hidden inside a function or a factor is resolved (these cases now
+# run as ordinary corpus cases).
+KNOWN_NUMERIC_ONLY: dict[str, str] = {}
 
 assert len(CASES) >= 60
 assert len({c.id for c in CASES}) == len(CASES)
@@ -340,11 +342,12 @@ def test_hostile_completion_is_not_rewarded(case, sandbox):
     _assert_hostile_outcome(case, result)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.id in KNOWN_NUMERIC_ONLY],
+@pytest.mark.parametrize("case", [c for c in CASES if c.id.startswith(("tiny", "narrow"))],
                          ids=lambda c: c.id)
-def test_sub_precision_terms_still_earn_less_than_a_proof(case, sandbox):
-    # Until the lead's fix lands these are NUMERIC_ONLY accepts: the policy
-    # gains nothing by adding them, since the reward stays below a proof's.
+def test_sub_precision_terms_earn_less_than_a_proof(case, sandbox):
+    # Whatever the verdict (WRONG, or NUMERIC_ONLY for the known gaps), a
+    # policy gains nothing by adding invisible terms: the reward stays below
+    # a proof's.
     result = check_antiderivative(case.completion, case.integrand, input_kind="response",
                                   timeout_s=TIMEOUT_S)
     assert result.verdict is not V.CHECKER_ERROR
@@ -367,6 +370,8 @@ CONTROLS = [
     pytest.param(box("x") * 1000 + box(r"\frac{x^{3}}{3}"), "x**2", id="last_of_many_boxes"),
     pytest.param(box("-\\cos x + C"), "sin(x)", id="trig"),
     pytest.param(box(r"\ln|x|"), "1/x", id="log_abs"),
+    # A float inside a constant exponent is small, not "too large".
+    pytest.param(box(r"\frac{x^{2}}{2} + e^{\sin(0.5)}"), "x", id="float_in_exponent"),
 ]
 
 
@@ -379,16 +384,24 @@ def test_controls_are_still_correct(completion, integrand, sandbox):
 
 
 # --- the heavy subset, end to end through the worker pool ------------------
-def _workers() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True)
-            if "resource_tracker" not in " ".join(p.cmdline())]
+def _workers(exclude: set[int] = frozenset()) -> list[psutil.Process]:
+    out = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.pid not in exclude and p.status() != psutil.STATUS_ZOMBIE \
+                    and "resource_tracker" not in " ".join(p.cmdline()):
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
 
 
 @pytest.mark.slow
 def test_heavy_cases_through_the_pool_are_bounded():
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     heavy = [c for c in CASES if c.pool] + [
         c for c in CASES if c.expect == UNP and c.id.startswith(("import", "tex_", "huge"))]
-    good = [box(r"\frac{x^{2}}{2} + %d" % k) for k in range(4)]
+    good = [box(r"\frac{x^{2}}{2} + " + str(k)) for k in range(4)]
     completions = [c.completion for c in heavy] + good
     integrands = [c.integrand for c in heavy] + ["x"] * len(good)
     started = time.monotonic()
@@ -397,7 +410,7 @@ def test_heavy_cases_through_the_pool_are_bounded():
         outcomes = reward.score(completions, integrands)
         assert time.monotonic() - started < 4 * HANG_GUARD_S
         assert len(outcomes) == len(completions)
-        for case, outcome in zip(heavy, outcomes):
+        for case, outcome in zip(heavy, outcomes, strict=False):
             assert outcome.judged and outcome.reward is not None, case.id
             assert outcome.result.verdict not in (V.CORRECT, V.CHECKER_ERROR), (
                 case.id, outcome.result.detail)
@@ -406,6 +419,6 @@ def test_heavy_cases_through_the_pool_are_bounded():
         assert [o.verdict for o in outcomes[len(heavy):]] == ["CORRECT"] * len(good)
     assert not os.path.exists(CANARY)
     deadline = time.monotonic() + 10
-    while _workers() and time.monotonic() < deadline:
+    while _workers(before) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _workers() == []
+    assert _workers(before) == []

@@ -1,0 +1,496 @@
+"""Tests for the safe SymPy-syntax parser (rewards.sympy_text).
+
+Three groups: valid answers parse to the expected SymPy expression, hostile
+answers are refused with a stable reason slug (and nothing but ParseFailure
+ever escapes), and resource attacks are refused quickly.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import os
+import subprocess
+import time
+
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sympy import (
+    Abs,
+    E,
+    I,
+    Rational,
+    Symbol,
+    asin,
+    asinh,
+    atan,
+    cos,
+    exp,
+    log,
+    nan,
+    oo,
+    pi,
+    sin,
+    sqrt,
+    zoo,
+)
+
+from rewards.errors import ParseFailure
+from rewards.sympy_text import REASONS, parse_sympy_text
+from rewards.timebox import StepTimeout
+
+x = Symbol("x")
+t = Symbol("t")
+X = Symbol("X")
+C = Symbol("C")
+y = Symbol("y")
+
+
+def fails(text: str, **kwargs) -> str:
+    """Parse ``text`` expecting a ParseFailure; return its reason."""
+    with pytest.raises(ParseFailure) as info:
+        parse_sympy_text(text, **kwargs)
+    assert info.value.reason in REASONS, info.value.reason
+    return info.value.reason
+
+
+# --- valid answers ----------------------------------------------------------
+
+VALID = [
+    ("x**2/2 + C", x**2 / 2 + C),
+    ("-2*x*asin(x) - 2*sqrt(1 - x**2) + C", -2 * x * asin(x) - 2 * sqrt(1 - x**2) + C),
+    # ^ is power, with power precedence (Python's ^ would bind looser than +).
+    ("x^2/2", x**2 / 2),
+    ("x^2+1", x**2 + 1),
+    ("2*x^3", 2 * x**3),
+    ("x^-2", x**-2),
+    # aliases map onto SymPy's canonical functions
+    ("arctan(x)", atan(x)),
+    ("arcsin(x)", asin(x)),
+    ("arsinh(x) + arcsinh(x)", 2 * asinh(x)),
+    ("ln(x)", log(x)),
+    ("abs(x)", Abs(x)),
+    # e and E are Euler's number when x is the variable
+    ("e**x", exp(x)),
+    ("E**x + exp(1)", exp(x) + E),
+    # two-argument log and fixed bases
+    ("log(x, 2)", log(x) / log(2)),
+    ("log(8, 2)", sympy.Integer(3)),
+    ("log10(x)", log(x) / log(10)),
+    # exact floats
+    ("0.5*x**2", x**2 / 2),
+    ("0.1", Rational(1, 10)),
+    ("1e-3*x", x / 1000),
+    ("2.5e2", sympy.Integer(250)),
+    ("1_000*x", 1000 * x),
+    # complex literal becomes I
+    ("2j*x", 2 * I * x),
+    # constants
+    ("pi*x + I", pi * x + I),
+    ("oo", oo),
+    ("zoo", zoo),
+    ("nan", nan),
+    ("1/0", zoo),
+    # integration constants and stray symbols are plain Symbols
+    ("C_1 + c1 + K + C0 + C9", sum(Symbol(n) for n in ["C_1", "c1", "K", "C0", "C9"])),
+    ("x**2/2 + y", x**2 / 2 + y),
+    ("x + const", x + Symbol("const")),
+    # "F(x) = ..." and "y = ..." keep the right-hand side
+    ("F(x) = x**2", x**2),
+    ("y = sin(x)", sin(x)),
+    # Unicode the models like to emit
+    ("π*x", pi * x),
+    ("x − 1", x - 1),
+    ("2×x", 2 * x),
+    # sizes the checker must accept
+    ("x**100", x**100),
+    ("x**(5/2)", x ** Rational(5, 2)),
+    ("10**(-30)", Rational(1, 10**30)),
+    ("sqrt(2)*sqrt(3)", sqrt(6)),
+    ("x**x**x", x ** (x**x)),
+    ("--x", x),
+    ("(x)", x),
+    ("  x  ", x),
+    ("sin(x,)", sin(x)),
+    ("Heaviside(x) + sign(x)", sympy.Heaviside(x) + sympy.sign(x)),
+    ("erf(x) + Ei(x) + Si(x) + fresnels(x)",
+     sympy.erf(x) + sympy.Ei(x) + sympy.Si(x) + sympy.fresnels(x)),
+    ("uppergamma(2, x)", sympy.uppergamma(2, x, evaluate=False)),
+    ("polylog(2, x)", sympy.polylog(2, x)),
+    ("LambertW(x)", sympy.LambertW(x)),
+    ("elliptic_f(x, 1/2)", sympy.elliptic_f(x, Rational(1, 2))),
+    ("atan2(1, x)", sympy.atan2(1, x)),
+    ("factorial(5) + gamma(1/2)", 120 + sqrt(pi)),
+    ("root(8, 3) + cbrt(27)", sympy.Integer(5)),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), VALID, ids=[v[0] for v in VALID])
+def test_valid(text, expected):
+    result = parse_sympy_text(text)
+    assert isinstance(result, sympy.Expr)
+    assert result == expected
+
+
+@pytest.mark.parametrize(("text", "symbol", "expected"), [
+    ("t**3/3 + C", "t", t**3 / 3 + C),
+    ("sin(X)*X", "X", sin(X) * X),
+    ("G(t) = t**2", "t", t**2),
+    # When e is the variable, e is a plain symbol and E stays Euler's number.
+    ("e**2 + E", "e", Symbol("e") ** 2 + E),
+    # x is not special when the variable is t: it is a stray symbol.
+    ("t + x", "t", t + x),
+])
+def test_other_variables(text, symbol, expected):
+    assert parse_sympy_text(text, symbol) == expected
+
+
+def test_returns_expr_for_numbers():
+    result = parse_sympy_text("1")
+    assert isinstance(result, sympy.Expr) and result == 1
+
+
+def test_symbols_come_back_plain():
+    result = parse_sympy_text("x**2/2 + C + y")
+    assert result.free_symbols == {x, C, y}
+    assert all(s.assumptions0 == Symbol("q").assumptions0 for s in result.free_symbols)
+
+
+def test_evaluation_reads_symbols_as_real():
+    # Built with real symbols (cheap assumption queries), returned plain: the
+    # checker reads the variable as real, so sqrt(x**2) is |x|.
+    assert parse_sympy_text("sqrt(x**2)") == Abs(x)
+
+
+def test_sympy_cache_is_not_polluted():
+    parse_sympy_text("sin(-x) + sqrt(x**2) + Abs(-2*x)")
+    assert sin(-x) == -sin(x)
+    assert sqrt(x**2) != Abs(x)
+    assert Abs(-2 * x) == 2 * Abs(x)
+
+
+def test_function_of_symbol_is_unevaluated_until_rebound():
+    # Functions of symbolic arguments are built unevaluated (see _apply); the
+    # checker's real-variable rebinding evaluates them.
+    result = parse_sympy_text("sin(-x) + cos(-x)")
+    assert result == sin(-x, evaluate=False) + cos(-x, evaluate=False)
+    xr = Symbol("x", real=True)
+    assert result.xreplace({x: xr}) == -sin(xr) + cos(xr)
+    assert result.doit() == -sin(x) + cos(x)
+
+
+@pytest.mark.parametrize("expr", [
+    x**2 / 2, -cos(x), exp(x) * (x - 1), log(Abs(x)), atan(x) / 2,
+    x * log(x) - x, sqrt(1 - x**2) * x / 2 + asin(x) / 2,
+    -1 / (x + 1), sympy.tan(x) - x, exp(-x**2) * sqrt(pi), x**Rational(3, 2) * 2 / 3,
+    sympy.sinh(x) ** 2 / 2, sympy.erf(x) * sqrt(pi) / 2, log(x**2 + 1) / 2,
+])
+def test_round_trip_of_sympy_str(expr):
+    assert parse_sympy_text(str(expr)) == expr
+
+
+# --- hostile answers ------------------------------------------------------
+
+HOSTILE = [
+    ("__import__('os').system('ls')", "forbidden_name"),
+    ("().__class__.__bases__[0]", "forbidden_name"),
+    ("x.__class__", "forbidden_name"),
+    ("lambda: 1", "forbidden_syntax"),
+    ("eval('1')", "forbidden_name"),
+    ("open('f')", "forbidden_name"),
+    ('"abc"', "forbidden_string"),
+    ("b'abc'", "forbidden_string"),
+    ("[x for x in ()]", "forbidden_syntax"),
+    ("9**9**9", "exponent_too_large"),
+    ("2**10**6", "exponent_too_large"),
+    ("(10**10)**(10**10)", "exponent_too_large"),
+    ("factorial(10**10)", "number_too_large"),
+    ("x if x else 1", "forbidden_syntax"),
+    ('f"{x}"', "forbidden_string"),
+    ("x.subs", "forbidden_attribute"),
+    ("x.subs(x, 1)", "forbidden_attribute"),
+    ("getattr(x,'a')", "forbidden_name"),
+    ("Symbol('x')", "forbidden_name"),
+    ("sympify('x')", "forbidden_name"),
+    ("S.One", "forbidden_attribute"),
+    ("x\x00", "bad_character"),
+    ("x; import os", "syntax_error"),
+    ("exec", "forbidden_name"),
+    ("globals()", "forbidden_name"),
+    ("vars()", "forbidden_name"),
+    ("_", "forbidden_name"),
+    ("x == 1", "forbidden_syntax"),
+    ("x and y", "forbidden_syntax"),
+    ("(x := 1)", "forbidden_syntax"),
+    ("x[0]", "forbidden_syntax"),
+    ("[x]", "forbidden_syntax"),
+    ("(x, 1)", "forbidden_syntax"),
+    ("{x: 1}", "forbidden_syntax"),
+    ("*x", "syntax_error"),
+    ("sin(*x)", "forbidden_syntax"),
+    ("sin(x=1)", "forbidden_keyword_arg"),
+    ("x % 2", "forbidden_syntax"),
+    ("x // 2", "forbidden_syntax"),
+    ("x @ x", "forbidden_syntax"),
+    ("~x", "forbidden_syntax"),
+    ("True", "bad_constant"),
+    ("None", "bad_constant"),
+    ("...", "bad_constant"),
+    ("2x", "syntax_error"),
+    ("x sin(x)", "syntax_error"),
+    ("3sin(x)", "syntax_error"),
+    ("y(x)", "not_callable"),
+    ("x(1)", "not_callable"),
+    ("(x)(1)", "not_callable"),
+    ("2(x)", "not_callable"),
+    ("foo_bar(x)", "not_callable"),
+    ("sin", "function_as_value"),
+    ("sin(x, 1)", "bad_arity"),
+    ("longname", "unknown_name"),
+    ("x # hidden", "forbidden_syntax"),
+    ("x \\\n + 1", "forbidden_syntax"),
+    ("x + é", "non_ascii"),
+    ("ｅｘｅｃ", "non_ascii"),
+    ("", "empty"),
+    ("   ", "empty"),
+    ("F(y) = x", "syntax_error"),
+    ("x**2 = y = 3", "syntax_error"),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), HOSTILE, ids=[repr(h[0])[:40] for h in HOSTILE])
+def test_hostile_is_refused(text, reason):
+    assert fails(text) == reason
+
+
+def test_non_text_is_refused():
+    with pytest.raises(ParseFailure) as info:
+        parse_sympy_text(b"x")  # type: ignore[arg-type]
+    assert info.value.reason == "not_text"
+
+
+@pytest.mark.parametrize("ch", ["\x00", "\x01", "\x1b", "\x7f", "\x0c"])
+def test_control_characters(ch):
+    assert fails(f"x{ch}+1") == "bad_character"
+
+
+def test_tabs_and_newlines_inside_brackets_are_whitespace():
+    assert parse_sympy_text("(x\t+\n1)") == x + 1
+
+
+def test_payloads_never_run_code(monkeypatch, tmp_path):
+    """Nothing reachable from the parser may execute code or touch files."""
+    monkeypatch.chdir(tmp_path)
+
+    def boom(*args, **kwargs):
+        raise AssertionError("code execution reached")
+
+    monkeypatch.setattr(os, "system", boom)
+    monkeypatch.setattr(os, "popen", boom)
+    monkeypatch.setattr(subprocess, "Popen", boom)
+    monkeypatch.setattr(builtins, "eval", boom)
+    monkeypatch.setattr(builtins, "exec", boom)
+    real_compile = builtins.compile
+
+    def parse_only_compile(source, filename, mode, flags=0, *args, **kwargs):
+        # ast.parse is compile(..., PyCF_ONLY_AST): a tree, never code objects.
+        if not flags & ast.PyCF_ONLY_AST:
+            boom()
+        return real_compile(source, filename, mode, flags, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "compile", parse_only_compile)
+    monkeypatch.setattr(builtins, "open", boom)
+    payloads = [h[0] for h in HOSTILE] + [
+        "__import__('os').system('touch pwned')",
+        "(lambda: __import__('os').system('touch pwned'))()",
+        "sympify(\"__import__('os').system('touch pwned')\")",
+        "[c for c in ().__class__.__base__.__subclasses__()]",
+        "open('pwned', 'w').write('x')",
+    ]
+    for text in payloads:
+        with pytest.raises(ParseFailure):
+            parse_sympy_text(text)
+    # Valid answers go through the same machinery with the traps set.
+    for text, expected in VALID[:12]:
+        assert parse_sympy_text(text) == expected
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- resource limits -------------------------------------------------------
+
+def test_too_long():
+    assert fails("x+" * 2500 + "x") == "too_long"
+    assert fails("x" * 101, max_chars=100) == "too_long"
+
+
+def test_ten_thousand_parentheses():
+    text = "(" * 10_000 + "x" + ")" * 10_000
+    assert fails(text) == "too_long"
+    # Even when the caller allows the length, the bracket scan refuses it
+    # before CPython's parser sees it.
+    assert fails(text, max_chars=50_000) == "too_deep"
+
+
+def test_deep_nesting():
+    assert fails("(" * 61 + "x" + ")" * 61) == "too_deep"
+    assert parse_sympy_text("(" * 59 + "x" + ")" * 59) == x
+    assert fails("-" * 100 + "x") == "too_deep"
+    assert fails("x" + "**x" * 70) == "too_deep"
+    assert fails("sin(" * 70 + "x" + ")" * 70) == "too_deep"
+
+
+def test_long_flat_sums_are_not_deep():
+    text = "+".join(f"x**{k % 90}/{k + 1}" for k in range(150))
+    assert len(text) < 2000
+    assert isinstance(parse_sympy_text(text), sympy.Expr)
+
+
+def test_too_many_nodes():
+    assert fails("x+" * 300 + "x", max_nodes=100) == "too_many_nodes"
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("1" * 101, "number_too_large"),
+    ("1" * 101 + ".5", "number_too_large"),
+    ("1e999999999", "number_too_large"),
+    ("1e1001", "number_too_large"),
+    ("10**999*10**999", "number_too_large"),
+    ("(10**99*x)**11", "number_too_large"),
+    ("sqrt(10**999 + 1)", "number_too_large"),
+    ("factorial(1000)", "number_too_large"),
+    ("gamma(10**10)", "number_too_large"),
+    ("uppergamma(1000, x)", "number_too_large"),
+    ("zeta(1000)", "number_too_large"),
+    ("sinh(10**6)", "number_too_large"),
+    ("x**1000", "exponent_too_large"),
+    ("x**101", "exponent_too_large"),
+    ("(x+I)**11", "exponent_too_large"),
+    ("(1+sqrt(-2)*x)**20", "exponent_too_large"),
+    ("(x**50)**50", "exponent_too_large"),
+    ("x**60*x**60", "exponent_too_large"),
+    ("10**1001", "exponent_too_large"),
+    ("exp(x*10**6)", "exponent_too_large"),
+    ("E**(10**6*log(10))", "exponent_too_large"),
+    ("exp(1000*log(999))", "too_deep"),
+    ("log(log(log(2)))", "too_deep"),
+    ("sinh(sinh(sinh(sinh(sinh(2)))))", "too_deep"),
+    ("2**log(3)", "too_deep"),
+    ("x + oo", "non_finite"),
+    ("sin(oo)", "non_finite"),
+    ("oo*sin(x)", "non_finite"),
+    ("elliptic_pi(2, 3)", "slow_constant"),
+    ("Heaviside(I)", "math_error"),
+])
+def test_resource_attacks(text, reason):
+    start = time.perf_counter()
+    assert fails(text) == reason
+    assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("10**999", sympy.Integer(10) ** 999),
+    ("1e999", sympy.Integer(10) ** 999),
+    ("1e-400", Rational(1, 10**400)),
+    ("1e308*x", sympy.Integer(10) ** 308 * x),
+    ("factorial(400)", sympy.factorial(400)),
+    ("exp(1000)", exp(1000)),
+    ("log(10**50)", log(10**50)),
+    ("log(2) + atan(sqrt(3))", log(2) + pi / 3),
+    ("sqrt(log(2))", sqrt(log(2))),
+    ("(x+1)**100/100", (x + 1) ** 100 / 100),
+    ("(x+I)**10", (x + I) ** 10),
+])
+def test_large_but_allowed(text, expected):
+    assert parse_sympy_text(text) == expected
+
+
+def _fill(unit, sep="+", n=2000):
+    parts, size, k = [], 0, 0
+    while size + len(unit(k)) + 1 <= n:
+        parts.append(unit(k))
+        size += len(unit(k)) + 1
+        k += 1
+    return sep.join(parts)
+
+
+# 2000-character inputs built to maximise SymPy's work within the limits.
+WORST_CASES = {
+    "radicals": _fill(lambda k: f"sqrt(10**99+{k})"),
+    "radical product": _fill(lambda k: f"sqrt(10**99+{k})", "*"),
+    "fractions": _fill(lambda k: f"1/(10**99+{k})"),
+    "exp of log": _fill(lambda k: f"exp({k + 1}*log({997 - k}))"),
+    "uppergamma": _fill(lambda k: f"uppergamma(-39/2,x+{k})"),
+    "trig of pi": _fill(lambda k: f"tan(pi/{k + 13})"),
+    "elliptic constants": _fill(lambda k: f"elliptic_pi({k}, {k + 1}*pi, {k + 2})"),
+    "sinh constants": _fill(lambda k: f"sinh({1000 - k})"),
+    "Abs of big powers": _fill(lambda k: f"Abs(exp(y**100+{k}))"),
+    "nested log": "log(" * 50 + "2" + ")" * 50,
+    "big symbolic powers": _fill(lambda k: f"acsch(sech(log(y)**{100 - k}))"),
+    "complex powers": _fill(lambda k: f"log(sinh((x+I)**{10 - k % 10}))"),
+    "complex composite": _fill(
+        lambda k: f"sqrt(cosh(-3.14159**((x+I)**10)*Li(1000))*E/asin(y+(x+I)**{k % 10}-2j))"),
+    "pow with symbolic exponent": _fill(lambda k: f"(1+I)**(tanh((x+I)**{50 + k}))"),
+}
+
+
+@pytest.mark.parametrize("name", list(WORST_CASES))
+def test_worst_cases_finish_quickly(name):
+    text = WORST_CASES[name]
+    assert len(text) <= 2000
+    start = time.perf_counter()
+    try:
+        parse_sympy_text(text)
+    except ParseFailure:
+        pass
+    assert time.perf_counter() - start < 5.0, name
+
+
+# --- contract --------------------------------------------------------------
+
+def test_caller_timeouts_pass_through(monkeypatch):
+    """A signal-driven time limit firing inside SymPy is the caller's."""
+    import rewards.sympy_text as module
+
+    def fire(*args, **kwargs):
+        raise StepTimeout("deadline")
+
+    monkeypatch.setattr(module, "_check_built", fire)
+    with pytest.raises(StepTimeout):
+        parse_sympy_text("x + 1")
+
+
+@pytest.mark.parametrize("symbol", ["", "sin", "__x", "1x", "x y", 3])
+def test_bad_symbol_argument_is_a_programming_error(symbol):
+    with pytest.raises(ValueError):
+        parse_sympy_text("x", symbol)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F), max_size=40))
+def test_random_ascii_only_raises_parse_failure(text):
+    try:
+        result = parse_sympy_text(text)
+    except ParseFailure as exc:
+        assert exc.reason in REASONS
+    else:
+        assert isinstance(result, sympy.Expr)
+
+
+_TOKENS = ["x", "y", "2", "1000", "0.5", "pi", "E", "I", "oo", "(", ")", "+", "-", "*", "/",
+           "**", "^", ",", "sin(", "exp(", "log(", "sqrt(", "Abs(", "gamma(", "sinh(",
+           "uppergamma(", "polylog(", "10**99", "x**99", "."]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_TOKENS), max_size=30))
+def test_random_token_soup_only_raises_parse_failure(tokens):
+    text = "".join(tokens)
+    start = time.perf_counter()
+    try:
+        result = parse_sympy_text(text)
+    except ParseFailure as exc:
+        assert exc.reason in REASONS
+    else:
+        assert isinstance(result, sympy.Expr)
+    assert time.perf_counter() - start < 5.0

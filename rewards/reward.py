@@ -105,7 +105,8 @@ class AntiderivativeReward:
                  memory_limit_mb: int | None = 3072, cache_size: int = 20_000,
                  max_tasks_per_worker_pool: int = 20_000, trace_max_bytes: int = 50_000_000,
                  trace_backups: int = 3, watchdog_margin_s: float = 2.0,
-                 idle_timeout_s: float = 600.0, check_fn: Any = None) -> None:
+                 idle_timeout_s: float = 600.0, max_worker_rss_mb: float = 2048.0,
+                 proof_budget_s: float = 2.0, check_fn: Any = None) -> None:
         self.shaping = RewardShaping.load(shaping)
         BoxPolicy(box_policy)  # fail fast on a typo, not on the first batch
         if answer_syntax not in ("auto", "latex", "sympy"):
@@ -120,6 +121,7 @@ class AntiderivativeReward:
             "cache_size": cache_size, "max_tasks_per_worker_pool": max_tasks_per_worker_pool,
             "trace_max_bytes": trace_max_bytes, "trace_backups": trace_backups,
             "watchdog_margin_s": watchdog_margin_s, "idle_timeout_s": idle_timeout_s,
+            "max_worker_rss_mb": max_worker_rss_mb, "proof_budget_s": proof_budget_s,
             "check_fn": check_fn,
         }
         # TRL names the metric after __name__ (an instance has none by default).
@@ -154,10 +156,12 @@ class AntiderivativeReward:
         self._pool = CheckPool(
             workers=cfg["workers"], timeout_s=cfg["timeout_s"],
             check_options={"input_kind": cfg["answer_syntax"],
-                           "integrand_kind": cfg["integrand_kind"]},
+                           "integrand_kind": cfg["integrand_kind"],
+                           "proof_budget_s": cfg.get("proof_budget_s", 2.0)},
             chunk_size=cfg["chunk_size"], memory_limit_mb=cfg["memory_limit_mb"],
             margin_s=cfg["watchdog_margin_s"], idle_timeout_s=cfg["idle_timeout_s"],
-            max_tasks_per_pool=cfg["max_tasks_per_worker_pool"], check_fn=cfg["check_fn"])
+            max_tasks_per_pool=cfg["max_tasks_per_worker_pool"],
+            max_worker_rss_mb=cfg.get("max_worker_rss_mb", 2048.0), check_fn=cfg["check_fn"])
         self._trace = (TraceWriter(cfg["trace_path"], cfg["trace_max_bytes"],
                                    cfg["trace_backups"]) if cfg["trace_path"] else None)
         self._batch_index = 0

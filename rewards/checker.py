@@ -56,6 +56,13 @@ class _Decided(Exception):
         self.detail = {"reason": reason, **detail}
 
 
+def _show(expr: sp.Basic, limit: int = 500) -> str:
+    # str() sorts terms, evaluating each numerically (44 s on a sum of
+    # constant elliptic_pi terms); sstr with order="none" does not.
+    text = sp.sstr(expr, order="none")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
@@ -102,7 +109,7 @@ def _parse_text(text: str, syntax: str, symbol: str, stages: list[StageRecord],
                 # lose its "if" clause and pass).
                 break
             continue
-        data.update(parser=parser, rules_applied=rules, out=str(expr),
+        data.update(parser=parser, rules_applied=rules, out=_show(expr),
                     free_symbols=sorted(s.name for s in expr.free_symbols))
         stages.append(StageRecord(f"{role}_parse", ms=_ms_since(start), data=data))
         return expr
@@ -158,7 +165,7 @@ def _ingest_candidate(candidate: Any, kind: str, symbol: str, stages: list[Stage
             raise ParseFailure("not_an_expression", f"expected a SymPy Expr, got "
                                                     f"{type(candidate).__name__}")
         stages.append(StageRecord("candidate_ingest", data={"kind": "expr",
-                                                            "out": str(candidate)}))
+                                                            "out": _show(candidate)}))
         return candidate
     if kind == "response":
         start = time.perf_counter()
@@ -200,7 +207,7 @@ def _ingest_integrand(integrand: Any, kind: str, symbol: str,
         # out of the gradient, rather than a penalty on the policy.
         reason = exc.reason if exc.reason.startswith("integrand_") else "integrand_unparseable"
         raise _Decided(Verdict.CHECKER_ERROR, reason, message=exc.message) from None
-    stages.append(StageRecord("integrand_parse", ms=_ms_since(start), data={"out": str(expr)}))
+    stages.append(StageRecord("integrand_parse", ms=_ms_since(start), data={"out": _show(expr)}))
     return expr
 
 
@@ -335,7 +342,7 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_po
                                   data={"rules_applied": rules, "reason": exc.reason}))
         raise
     stages.append(StageRecord("normalize", ms=_ms_since(start),
-                              data={"rules_applied": rules, "out": str(candidate_expr)}))
+                              data={"rules_applied": rules, "out": _show(candidate_expr)}))
     deadline.check()
 
     # --- differentiate ----------------------------------------------------
@@ -344,7 +351,7 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_po
     start = time.perf_counter()
     derivative = sp.diff(candidate_expr, real_symbol)
     stages.append(StageRecord("differentiate", ms=_ms_since(start),
-                              data={"out": str(derivative)}))
+                              data={"out": _show(derivative)}))
 
     # --- what differentiation could not do --------------------------------
     # Derivative(floor(x), x) or an undefined F(x): no derivative to compare,

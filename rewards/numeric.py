@@ -214,7 +214,7 @@ class NumericComparer:
         return self._escalate()
 
     def _escalate(self) -> dict[str, Any]:
-        for low, high in zip(LEVELS, LEVELS[1:]):
+        for low, high in zip(LEVELS, LEVELS[1:], strict=False):
             worst, n_usable, point = self._common(low, high)
             if n_usable < MIN_USABLE_POINTS:
                 return self._record("inconclusive", (low, high), worst, n_usable, point)

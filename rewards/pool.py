@@ -22,9 +22,9 @@ import math
 import os
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
 from dataclasses import dataclass, field
-from collections.abc import Callable
 from typing import Any
 
 from loky import get_reusable_executor
@@ -242,7 +242,7 @@ class CheckPool:
                                                         error=f"{type(exc).__name__}: {exc}")
                         continue
                     self.stats.worker_rss_mb[info["pid"]] = info["rss_mb"]
-                    for i, raw in zip(task.indices, out):
+                    for i, raw in zip(task.indices, out, strict=False):
                         results[i] = CheckResult.from_dict(raw)
                 if broken:
                     self._on_crash(broken, inflight, pending, suspects, strikes, results)

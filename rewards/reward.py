@@ -277,7 +277,7 @@ class AntiderivativeReward:
                 self._cache.move_to_end(job)
                 hits[job] = self._cache[job]
         misses = [job for job in unique if job not in hits]
-        fresh = dict(zip(misses, (r.to_dict() for r in self._pool.run(misses))))
+        fresh = dict(zip(misses, (r.to_dict() for r in self._pool.run(misses)), strict=False))
         for job, raw in fresh.items():
             # Deadline outcomes depend on load, not on the answer: don't cache.
             if raw["verdict"] not in (Verdict.TIMEOUT.value, Verdict.CHECKER_ERROR.value):

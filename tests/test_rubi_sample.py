@@ -52,7 +52,7 @@ def test_rendered_rubi_pairs_are_correct(reward):
     answers = [r"\boxed{" + sp.latex(sp.sympify(r["antiderivative"], locals={"x": x})) + " + C}"
                for r in rows]
     outcomes = reward.score(answers, [r["integrand"] for r in rows])
-    failed = [(r["id"], o.verdict, o.result.reason) for r, o in zip(rows, outcomes)
+    failed = [(r["id"], o.verdict, o.result.reason) for r, o in zip(rows, outcomes, strict=False)
               if o.verdict != "CORRECT"]
     assert not failed
 
@@ -65,6 +65,6 @@ def test_mutated_rubi_pairs_are_never_correct(reward):
             answers.append(r"\boxed{" + sp.latex(mutant) + "}")
             integrands.append(row["integrand"])
     outcomes = reward.score(answers, integrands)
-    accepted = [(a, f) for a, f, o in zip(answers, integrands, outcomes)
+    accepted = [(a, f) for a, f, o in zip(answers, integrands, outcomes, strict=False)
                 if o.verdict == "CORRECT"]
     assert not accepted

@@ -98,6 +98,11 @@ class _Compiled:
                     continue
                 if not (mp.isfinite(value_d) and mp.isfinite(value_f)):
                     continue
+                if im_ == "0" and abs(mp.im(value_f)) > abs(value_f) * mp.mpf(10) ** (-dps // 2):
+                    # On the real line an antiderivative is owed only where
+                    # the integrand is real: 2 sqrt((3x-1)^3) is right for
+                    # 9 sqrt(3x-1) on x > 1/3 and on another branch below.
+                    continue
                 scale = max(abs(value_d), abs(value_f), mp.mpf(1))
                 out[index] = abs(value_d - value_f) / scale
         return out

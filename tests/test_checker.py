@@ -222,3 +222,11 @@ def test_special_function_latex_as_sympy_prints_it(answer, integrand):
 
 def test_f_of_x_equation_is_not_an_elliptic_integral():
     assert verdict(r"F\left(x\right) = \frac{x^2}{2} + C", "x").verdict is Verdict.CORRECT
+
+
+def test_real_fallback_judges_only_where_the_integrand_is_real():
+    # 2 sqrt((3x-1)^3) is an antiderivative of 9 sqrt(3x-1) where that is real
+    # (x > 1/3); below, both are imaginary and on different branches.
+    ok = verdict("2 * sqrt((3*x - 1)**3)", "9*sqrt(3*x - 1)", kind="sympy")
+    assert ok.verdict is Verdict.CORRECT
+    assert verdict("-2*(3*x-1)**(3/2)", "9*sqrt(3*x - 1)", kind="sympy").verdict is Verdict.WRONG

@@ -115,8 +115,10 @@ def failure_result(verdict: Verdict, stage: str, reason: str, **data: Any) -> Ch
 class _Task:
     indices: list[int]
     suspect: bool
-    started: float
     budget_s: float
+    # None while queued behind busy workers: the watchdog clock starts when
+    # a worker is free to take it (loky runs tasks first in, first out).
+    started: float | None = None
 
 
 @dataclass
@@ -223,7 +225,9 @@ class CheckPool:
                 if not inflight:  # the executor broke on submit; a fresh one next loop
                     continue
                 now = time.monotonic()
-                next_due = min(t.started + t.budget_s for t in inflight.values())
+                self._promote(inflight)
+                next_due = min(t.started + t.budget_s for t in inflight.values()
+                               if t.started is not None)
                 wake = max(0.0, min(next_due, started + call_budget) - now)
                 done, _ = wait(list(inflight), timeout=wake, return_when=FIRST_COMPLETED)
 
@@ -244,11 +248,13 @@ class CheckPool:
                     self.stats.worker_rss_mb[info["pid"]] = info["rss_mb"]
                     for i, raw in zip(task.indices, out, strict=False):
                         results[i] = CheckResult.from_dict(raw)
+                self._promote(inflight)
                 if broken:
                     self._on_crash(broken, inflight, pending, suspects, strikes, results)
                     continue
                 now = time.monotonic()
-                overdue = [t for t in inflight.values() if now > t.started + t.budget_s]
+                overdue = [t for t in inflight.values()
+                           if t.started is not None and now > t.started + t.budget_s]
                 if overdue:
                     self._on_overdue(overdue, inflight, pending, suspects, results)
         except BaseException:
@@ -270,7 +276,10 @@ class CheckPool:
         return max(1, min(self.chunk_size, math.ceil(n / (self.workers * 2))))
 
     def _fill(self, executor, jobs, pending, suspects, inflight) -> None:
-        while len(inflight) < self.workers and (pending or suspects):
+        # Two tasks per worker: the second waits in loky's queue, so a worker
+        # never idles for a round trip to this process between tasks (with
+        # checks of a few ms, that round trip halved the throughput).
+        while len(inflight) < 2 * self.workers and (pending or suspects):
             suspect_running = any(t.suspect for t in inflight.values())
             if suspects and not suspect_running:
                 indices, suspect = [suspects.popleft()], True
@@ -289,8 +298,18 @@ class CheckPool:
                 return
             self.stats.tasks += 1
             self._samples_since_start += len(indices)
-            inflight[future] = _Task(indices, suspect, time.monotonic(),
-                                     len(indices) * self.timeout_s + self.margin_s)
+            inflight[future] = _Task(indices, suspect, len(indices) * self.timeout_s + self.margin_s)
+            self._promote(inflight)
+
+    def _promote(self, inflight: dict[Any, _Task]) -> None:
+        running = sum(1 for t in inflight.values() if t.started is not None)
+        now = time.monotonic()
+        for task in inflight.values():  # dicts keep submission order
+            if running >= self.workers:
+                break
+            if task.started is None:
+                task.started = now
+                running += 1
 
     def _on_crash(self, broken, inflight, pending, suspects, strikes, results) -> None:
         self.stats.crashes += 1

@@ -179,7 +179,7 @@ def _valid_points(F, f, x, points) -> list[Any]:
     import sympy as sp
 
     base = _rel_residuals(sp.diff(F, x), f, x, points)
-    return [p for p, r in zip(points, base) if r is not None and r < _AGREE]
+    return [p for p, r in zip(points, base, strict=True) if r is not None and r < _AGREE]
 
 
 def verify_equivalent(G, f, x, valid_points) -> bool:
@@ -247,6 +247,26 @@ def _rewrite(name: str, F, x):
             return None
         return F.replace(sp.atanh, lambda u: (sp.log(1 + u) - sp.log(1 - u)) / 2)
     raise ValueError(name)
+
+
+def _max_int_exponent(expr) -> int:
+    import sympy as sp
+
+    exps = [abs(int(p.exp)) for p in expr.atoms(sp.Pow) if p.exp.is_Integer]
+    return max(exps, default=0)
+
+
+def _model_sized(G, F) -> bool:
+    """Whether a rewrite still looks like an answer a model would write:
+    ``logcombine`` can turn ``1617*log(u)`` into ``log(u**1617)`` and
+    ``expand`` can multiply out a page; those are not renderings anyone
+    writes (and they trip the parser's size guards by design)."""
+    import sympy as sp
+
+    if _max_int_exponent(G) > max(100, _max_int_exponent(F)):
+        return False
+    text, base = sp.sstr(G), sp.sstr(F)
+    return len(text) <= max(1.5 * len(base), 400) and len(sp.latex(G)) <= 1500
 
 
 def _mutate(name: str, F, f, x, rng: random.Random):
@@ -330,8 +350,8 @@ def load_rubi(path: Path, sample: int | None = 400, seed: int = 0, *,
             break
         row = rows[idx]
         pair_rng = random.Random(f"{seed}:{row['id']}")
-        F = _timed(5, lambda: sp.sympify(row["antiderivative"], locals={"x": x}))
-        f = _timed(5, lambda: sp.sympify(row["integrand"], locals={"x": x}))
+        F = _timed(5, sp.sympify, row["antiderivative"], {"x": x})
+        f = _timed(5, sp.sympify, row["integrand"], {"x": x})
         if F is None or f is None or F.free_symbols - {x} or f.free_symbols - {x}:
             stats["rubi_skipped_unreadable"] += 1
             continue
@@ -354,7 +374,8 @@ def load_rubi(path: Path, sample: int | None = 400, seed: int = 0, *,
             if made >= rewrites_per_pair:
                 break
             G = _timed(3, _rewrite, name, F, x)
-            if G is None or G == F or len(sp.sstr(G)) > max(3 * len(sp.sstr(F)), 400):
+            if G is None or G == F or not _model_sized(G, F):
+                stats[f"rewrite_skipped_{name}"] += G is not None and G != F
                 continue
             if not _timed(20, verify_equivalent, G, f, x, points):
                 stats["rewrite_discarded_not_equivalent"] += 1
@@ -452,31 +473,48 @@ def adjudicate(answer: str | None, integrand: str, symbol: str = "x",
                seed: int = 0) -> str:
     """An independent judge for disagreements on real SymPy-syntax answers:
     parse with SymPy's own parser (``^`` as power, ``ln``, implicit
-    multiplication), drop an additive ``C``, then compare ``F'`` with ``f``
-    at 50 digits on real points in the domain. Returns ``correct``,
-    ``incorrect`` or ``undetermined`` (``no_answer`` / ``unreadable``).
+    multiplication, decimals as exact fractions, ``[...]`` as brackets; the
+    reward's LaTeX parser only for answers written in LaTeX), drop an
+    additive ``C``, then compare ``F'`` with ``f`` at 50 digits at real points
+    on three scales where both sides are real. Returns ``correct``,
+    ``incorrect``, ``undetermined``, ``no_answer`` or ``unreadable``.
 
     >>> adjudicate("x^3/3 + C", "x**2")
     'correct'
     >>> adjudicate("x**3/2 + C", "x**2")
     'incorrect'
+    >>> adjudicate("1.6*x**6 + C", "48*x**5/5")
+    'correct'
     """
     import sympy as sp
-    from sympy.parsing.sympy_parser import (convert_xor, implicit_multiplication_application,
-                                            parse_expr, standard_transformations)
+    from sympy.parsing.sympy_parser import (
+        convert_xor,
+        implicit_multiplication_application,
+        parse_expr,
+        rationalize,
+        standard_transformations,
+    )
 
     if answer is None or not answer.strip():
         return "no_answer"
-    x = sp.Symbol(symbol)
-    text = answer.strip()
+    x = sp.Symbol(symbol, real=True)
+    # "F = G + C" chains: judge the last member; unicode root as sqrt.
+    text = answer.strip().split("=")[-1].strip().replace("√", "sqrt")
     text = re.sub(r"^\s*[A-Za-z]\s*\(\s*" + re.escape(symbol) + r"\s*\)\s*=", "", text)
-    local = {symbol: x, "ln": sp.log, "e": sp.E, "C": sp.Symbol("C"),
+    local = {symbol: x, "ln": sp.log, "e": sp.E, "C": sp.Symbol("C"), "abs": sp.Abs,
              "arctan": sp.atan, "arcsin": sp.asin, "arccos": sp.acos}
-    transformations = standard_transformations + (convert_xor,
+    transformations = standard_transformations + (convert_xor, rationalize,
                                                   implicit_multiplication_application)
 
     def parse():
-        F = parse_expr(text, local_dict=local, transformations=transformations)
+        if "\\" in text:
+            from ..latex import canonicalize_latex, parse_latex
+
+            F = parse_latex(canonicalize_latex(text, []), symbol)
+            F = F.xreplace({s: x for s in F.free_symbols if s.name == symbol})
+        else:
+            F = parse_expr(text.replace("[", "(").replace("]", ")"), local_dict=local,
+                           transformations=transformations)
         f = parse_expr(integrand, local_dict={symbol: x})
         return F, f
 
@@ -484,14 +522,15 @@ def adjudicate(answer: str | None, integrand: str, symbol: str = "x",
     if parsed is None or not isinstance(parsed[0], sp.Expr):
         return "unreadable"
     F, f = parsed
-    F = F.subs(sp.Symbol("C"), 0)
+    F = F.xreplace({s: 0 for s in F.free_symbols if s.name == "C"})
     if F.free_symbols - {x}:
         return "incorrect"
     rng = random.Random(seed)
     import mpmath as mp
 
     with mp.workdps(_DPS):
-        points = [mp.mpf(rng.uniform(0.1, 3.0) * rng.choice((-1, 1))) for _ in range(16)]
+        points = [mp.mpf(rng.uniform(lo, hi) * rng.choice((-1, 1)))
+                  for lo, hi in ((0.02, 0.45), (0.5, 1.6), (1.6, 3.5)) for _ in range(8)]
     residuals = _timed(30, _rel_residuals_real, sp.diff(F, x), f, x, points)
     if residuals is None:
         return "undetermined"

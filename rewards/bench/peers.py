@@ -132,14 +132,52 @@ def _alarm(seconds: float, state: dict):
 # The peers. Each returns (verdict, reason).
 # --------------------------------------------------------------------------
 
+def _sympy_to_latex(text: str, symbol: str) -> str:
+    import sympy
+
+    x = sympy.Symbol(symbol)
+    expr = sympy.parse_expr(strip_constant(text), local_dict={symbol: x})
+    return sympy.latex(expr) + " + C"
+
+
+def _dollars(latex: str) -> str:
+    latex = latex.strip()
+    return latex if latex.startswith("$") or "\\boxed" in latex else f"${latex}$"
+
+
 def _trl(candidate: str, data: dict, symbol: str, timeout_s: float) -> tuple[Verdict, str]:
     from trl.rewards import accuracy_reward
 
-    gold = data.get("ref_latex") or data.get("ref")
-    if not gold:
+    # The reference, as math-verify can read it: LaTeX in $...$ (bare LaTeX
+    # or SymPy syntax parse to nothing or to a stray number), with "+ C" as
+    # the answers have one (math-verify keeps C as a symbol).
+    if data.get("ref_latex"):
+        ref = strip_constant(data["ref_latex"])
+        gold = _dollars(ref + " + C")
+    elif data.get("ref"):
+        try:
+            gold = _dollars(_sympy_to_latex(data["ref"], symbol))
+        except Exception:  # noqa: BLE001
+            return Verdict.CHECKER_ERROR, "reference_unparseable"
+    else:
         return Verdict.CHECKER_ERROR, "no_reference"
+    # The completion: a real response as it is; a bare answer boxed. A
+    # SymPy-syntax answer is first printed as LaTeX (charitable: math-verify
+    # reads x**2 or asin(x) as garbage and accepts none of them).
+    syntax = data.get("syntax")
+    if syntax == "response":
+        content = candidate
+    elif syntax == "sympy":
+        try:
+            content = "\\boxed{" + _sympy_to_latex(candidate, symbol) + "}"
+        except PeerTimeout:
+            raise
+        except Exception:  # noqa: BLE001
+            return Verdict.UNPARSEABLE, "answer_unparseable"
+    else:
+        content = "\\boxed{" + candidate + "}"
     logged: dict[str, list] = {}
-    reward = accuracy_reward([[{"role": "assistant", "content": candidate}]], [gold],
+    reward = accuracy_reward([[{"role": "assistant", "content": content}]], [gold],
                              log_extra=lambda key, values: logged.__setitem__(key, values))[0]
     if reward is None:
         return Verdict.CHECKER_ERROR, "reference_unparseable"
@@ -282,8 +320,9 @@ def _ladder(candidate: str, data: dict, symbol: str, timeout_s: float) -> tuple[
 
     rng = random.Random(zlib.crc32(f"{answer}|{data['f']}".encode()))
     agree = 0
-    for _ in range(20):
-        a, b = sorted((rng.uniform(-10, 10), rng.uniform(-10, 10)))
+    for _ in range(100):
+        a = rng.uniform(-10, 10)
+        b = a + rng.uniform(0.05, 1.0)
         try:
             import warnings
 
@@ -356,7 +395,7 @@ def bench_check(candidate: str, integrand: str, *, symbol: str = "x", timeout_s:
     state: dict[str, bool] = {"fired": False}
     started = time.perf_counter()
     try:
-        if data.get("f") is None:
+        if data.get("f") is None and method != "trl_math_verify":
             verdict, reason = Verdict.CHECKER_ERROR, "integrand_unavailable"
         elif method in _OWN_ALARMS:
             verdict, reason = peer(candidate, data, symbol, timeout_s)

@@ -1,0 +1,364 @@
+"""Behaviour of the benchmark harness (``python -m rewards bench``).
+
+Everything here runs on a tiny corpus written by the test itself; the one
+test that reads ../shared/data is skipped when it is absent. No assertion is
+about timing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from rewards.bench import DEFAULT_DATA_DIR
+from rewards.bench.corpora import (
+    MUTATIONS,
+    Item,
+    adjudicate,
+    find_corpus,
+    load_mitbee,
+    load_rgym,
+    load_rubi,
+)
+from rewards.bench.peers import bench_check, payload
+from rewards.bench.table import write_section
+from rewards.verdict import Verdict
+
+# --- a tiny corpus, written here ---------------------------------------------
+
+PAIRS = [
+    ("x**2", "x**3/3"),
+    ("cos(x)", "sin(x)"),
+    ("2*x*exp(x**2)", "exp(x**2)"),
+    ("1/(x**2 + 1)", "atan(x)"),
+    ("x*cos(x)", "x*sin(x) + cos(x)"),
+    ("3*x**2 + 2*x + 1", "x**3 + x**2 + x"),
+]
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _rgym_rows() -> list[dict]:
+    def row(i, integrand, answer, label, var="x"):
+        response = "Thinking...\n" + (f"<answer>{answer}</answer>" if answer else "no idea")
+        return {"id": f"t/{i}", "task": "intermediate_integration", "integrand_sympy": integrand,
+                "variable": var, "response": response, "extracted_answer": answer,
+                "reference_answer_sympy": "x**3/3 + C" if integrand == "x**2" else None,
+                "label": label, "model": "m", "setting": "s"}
+
+    return [
+        row(0, "x**2", "x**3/3 + C", "correct"),
+        row(1, "x**2", "x**3/2 + C", "incorrect"),
+        row(2, "x**2", None, "incorrect"),
+        row(3, "x**2", "x^3/3 + C", "incorrect"),   # right, but not in Python syntax
+        row(4, "cos(x)", "sin(x) + C", "correct"),
+        row(5, "cos(x)", "-sin(x) + C", "incorrect"),
+        row(6, "cos(x)", "sin(x) + C", "correct"),
+        row(7, "x**2", "x**3/3 + C", "correct"),
+    ]
+
+
+def _mitbee_rows() -> list[dict]:
+    def row(i, integrand, response, label):
+        return {"id": f"b/{i}", "integrand_latex": integrand, "variable": "x",
+                "indefinite": True, "response": response,
+                "extracted_answer_latex": None, "reference_answer_latex": r"\frac{x^3}{3}",
+                "extraction_method": "last_math_block", "label": label, "model": "m"}
+
+    return [
+        row(0, "x^2", r"The answer is \[\frac{x^3}{3} + C\]", "correct"),
+        row(1, "x^2", r"The answer is $\frac{x^3}{2} + C$", "incorrect"),
+        row(2, "x^2", "I cannot do this one.", "incorrect"),
+        row(3, r"\cos x", r"So $\int \cos x \, dx$ stays as it is.", "incorrect"),
+    ]
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    _write_jsonl(tmp_path / "rubi_pairs.jsonl",
+                 [{"id": f"p{i}", "integrand": f, "antiderivative": F}
+                  for i, (f, F) in enumerate(PAIRS)])
+    _write_jsonl(tmp_path / "rgym_outputs.jsonl", _rgym_rows())
+    _write_jsonl(tmp_path / "mitbee_outputs.jsonl", _mitbee_rows())
+    return tmp_path
+
+
+# --- CLI wiring ----------------------------------------------------------------
+
+def test_cli_registers_bench_subcommands():
+    from rewards.cli import build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(["bench", "accuracy", "--corpus", "somewhere", "--sample", "5",
+                              "--seed", "3"])
+    assert (args.corpus, args.sample, args.seed) == ("somewhere", 5, 3)
+    assert callable(args.func)
+    args = parser.parse_args(["bench", "throughput", "--batches", "1"])
+    assert args.batches == 1 and callable(args.func)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bench"])
+
+
+def test_building_the_parser_imports_nothing_heavy():
+    code = ("import sys, argparse; from rewards import bench_cli; "
+            "bench_cli.add_parsers(argparse.ArgumentParser().add_subparsers()); "
+            "print(sorted(m for m in ('trl', 'math_verify', 'scipy', 'loky', 'psutil') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# --- corpora -----------------------------------------------------------------------
+
+def test_find_corpus_by_directory_and_by_file(corpus: Path):
+    found = find_corpus(corpus)
+    assert set(found) == {"rubi", "rgym", "mitbee"}
+    renamed = corpus / "whatever.jsonl"
+    renamed.write_text((corpus / "rgym_outputs.jsonl").read_text())
+    assert set(find_corpus(renamed)) == {"rgym"}
+
+
+def test_rubi_renderings_are_correct_and_mutants_verified_wrong(corpus: Path):
+    import sympy as sp
+
+    stats: Counter = Counter()
+    correct, wrong = load_rubi(corpus / "rubi_pairs.jsonl", sample=None, seed=1,
+                               rewrites_per_pair=2, mutants_per_pair=len(MUTATIONS),
+                               stats=stats)
+    assert stats["rubi_pairs_used"] == len(PAIRS)
+    assert all(it.expected is True for it in correct)
+    assert all(it.expected is False for it in wrong)
+    groups = Counter(it.group for it in correct)
+    assert groups["latex/base"] == groups["sympy/base"] == len(PAIRS)
+    # sympy.latex output is what a model sees from SymPy: \operatorname{atan}
+    atan = next(it for it in correct if it.group == "latex/base" and "atan" in it.answer)
+    assert r"\operatorname{atan}" in atan.answer and atan.answer.endswith("+ C")
+    # Every mutant really is wrong: its derivative is not the integrand.
+    x = sp.Symbol("x")
+    for it in wrong:
+        if it.syntax != "sympy":
+            continue
+        G = sp.sympify(it.answer.replace("+ C", ""), locals={"x": x})
+        f = sp.sympify(it.integrand, locals={"x": x})
+        assert sp.simplify(sp.diff(G, x) - f) != 0, it.id
+    ops = {it.group.split("/", 1)[1] for it in wrong}
+    assert {"tiny_term", "scaled", "derivative_given"} <= ops
+    tiny = next(it for it in wrong if it.group == "latex/tiny_term")
+    assert "10^{-13} x" in tiny.answer
+
+
+def test_rgym_and_mitbee_loading(corpus: Path):
+    rgym = load_rgym(corpus / "rgym_outputs.jsonl")
+    assert len(rgym) == 8 and rgym[2].answer is None
+    assert [it.label for it in rgym[:2]] == [True, False]
+    mitbee = load_mitbee(corpus / "mitbee_outputs.jsonl")
+    assert len(mitbee) == 4
+    assert mitbee[0].integrand == "x**2"          # LaTeX integrand converted for the peers
+    assert mitbee[0].integrand_latex == "x^2"
+
+
+def test_adjudicator_reads_what_the_label_missed():
+    assert adjudicate("x^3/3 + C", "x**2") == "correct"
+    assert adjudicate("x**3/2 + C", "x**2") == "incorrect"
+    assert adjudicate(None, "x**2") == "no_answer"
+    assert adjudicate("ln(x) + C", "1/x") == "correct"
+    assert adjudicate("y*x + C", "x") == "incorrect"
+
+
+# --- peers ---------------------------------------------------------------------------
+
+def _peer(method: str, candidate: str, f: str, **kw) -> Verdict:
+    data = payload(f, ref=kw.pop("ref", None), ref_latex=kw.pop("ref_latex", None),
+                   syntax=kw.pop("syntax", "sympy"))
+    result = bench_check(candidate, data, method=method, **kw)
+    assert result.total_ms >= 0
+    return result.verdict
+
+
+@pytest.mark.parametrize("method", ["reasoning_gym", "rlve_numeric", "ladder_numeric",
+                                    "seed_design"])
+def test_sympy_peers_on_plain_answers(method: str):
+    assert _peer(method, "x**3/3 + C", "x**2", ref="x**3/3") is Verdict.CORRECT
+    assert _peer(method, "x**3/2 + C", "x**2", ref="x**3/3") is Verdict.WRONG
+    assert _peer(method, "sin(x) + C", "cos(x)", ref="sin(x)") is Verdict.CORRECT
+
+
+def test_peer_extraction_from_a_response():
+    response = "work...\n<answer>sin(x) + C</answer>"
+    for method in ("reasoning_gym", "rlve_numeric", "ladder_numeric"):
+        assert _peer(method, response, "cos(x)", syntax="response") is Verdict.CORRECT
+        assert _peer(method, "no tags here", "cos(x)", syntax="response") is \
+            Verdict.UNPARSEABLE
+
+
+def test_peers_faithful_weaknesses():
+    # RLVE's 1e-5 absolute tolerance and the seed's rtol 1e-12 both let a
+    # tiny extra term through; reasoning-gym's simplify does not.
+    # (When SymPy cancels the difference on its own, RLVE's is_zero decides.)
+    tiny = "sin(x)**2 + 10**(-13)*x + C"
+    assert _peer("rlve_numeric", tiny, "sin(2*x)", ref="sin(x)**2") is Verdict.CORRECT
+    assert _peer("seed_design", tiny, "sin(2*x)") is Verdict.CORRECT
+    assert _peer("reasoning_gym", tiny, "sin(2*x)") is Verdict.WRONG
+    assert _peer("rlve_numeric", "exp(x) + 10**(-13)*x", "exp(x)", ref="exp(x)") is \
+        Verdict.WRONG
+    # RLVE: a free parameter is a format error (reported as WRONG).
+    assert _peer("rlve_numeric", "x**3/3 + a", "x**2", ref="x**3/3") is Verdict.WRONG
+    # reasoning-gym's parse_expr reads ^ as XOR: a correct x^3/3 fails.
+    assert _peer("reasoning_gym", "x^3/3 + C", "x**2") is not Verdict.CORRECT
+
+
+def test_trl_peer_compares_with_the_reference():
+    pytest.importorskip("math_verify")
+    pytest.importorskip("trl")
+    assert _peer("trl_math_verify", r"\frac{x^{3}}{3} + C", "x**2",
+                 ref_latex=r"\frac{x^{3}}{3} + C", syntax="latex") is Verdict.CORRECT
+    assert _peer("trl_math_verify", "x**3/3 + C", "x**2", ref="x**3/3 + C") is Verdict.CORRECT
+    # A correct answer in another form than the reference is not recognised:
+    # math-verify compares values, not derivatives.
+    assert _peer("trl_math_verify", r"\frac{x^{3}}{3} + 5 + C", "x**2",
+                 ref_latex=r"\frac{x^{3}}{3} + C", syntax="latex") is not Verdict.CORRECT
+
+
+def test_peer_past_its_deadline_is_a_timeout():
+    heavy = " + ".join(f"sin({k}*x)**{k}*cos(x)**{k}" for k in range(2, 12))
+    verdict = _peer("reasoning_gym", heavy + " + C", "x", timeout_s=0.05)
+    assert verdict is Verdict.TIMEOUT
+
+
+def test_peer_without_integrand_is_a_checker_error():
+    result = bench_check("x", json.dumps({"f": None}), method="rlve_numeric")
+    assert result.verdict is Verdict.CHECKER_ERROR
+
+
+# --- the accuracy command end to end (a real worker pool) ---------------------------------
+
+def _accuracy_args(corpus: Path, tmp_path: Path, methods: list[str]) -> argparse.Namespace:
+    return argparse.Namespace(
+        corpus=str(corpus), sample=None, seed=0, rewrites_per_pair=1, mutants_per_pair=2,
+        rgym_sample=None, mitbee_sample=None, peer_sample=None, methods=methods,
+        datasets=["rubi", "rgym", "mitbee"], workers=1, timeout=10.0,
+        out=str(tmp_path / "bench.md"), json=str(tmp_path / "acc.json"), cache_dir="",
+        from_json=None)
+
+
+@pytest.mark.slow
+def test_accuracy_command_on_a_tiny_corpus(corpus: Path, tmp_path: Path):
+    from rewards.bench import accuracy
+
+    args = _accuracy_args(corpus, tmp_path, ["ours", "rlve_numeric"])
+    assert accuracy.main(args) == 0
+    raw = json.loads((tmp_path / "acc.json").read_text())
+    summary = raw["summary"]
+    for syntax in ("latex", "sympy"):
+        s = summary["rubi_correct"][f"ours/{syntax}"]
+        assert s["accepted"] == s["n"] > 0
+    assert summary["rubi_wrong"]["ours"]["accepted"] == 0
+    rgym = summary["rgym"]["ours"]
+    assert rgym["n"] == 8 and rgym["false_accepts"] == 0
+    # Row 3 (x^3/3) is labelled incorrect but is correct: adjudicated so.
+    assert raw["adjudicated"]["t/3"] == "correct"
+    assert rgym["accepted_correct"] == rgym["n_correct"] == 5
+    # MIT Bee: the unanswered and the echoed integral are parse failures.
+    mitbee = {r["id"]: r for r in raw["records"]["mitbee"]["ours"]}
+    assert mitbee["b/0"]["verdict"] == "CORRECT"
+    assert mitbee["b/1"]["verdict"] == "WRONG"
+    assert mitbee["b/2"]["verdict"] == "UNPARSEABLE"
+    assert mitbee["b/3"]["verdict"] == "UNPARSEABLE"
+    text = (tmp_path / "bench.md").read_text()
+    assert "<!-- bench:accuracy:start -->" in text and "false accepts" in text
+    assert "categorized" in text
+    # Re-rendering a saved run (no method runs again) gives the same numbers
+    # and replaces the section instead of appending a second one.
+    again = _accuracy_args(corpus, tmp_path, ["ours"])
+    again.from_json, again.json = str(tmp_path / "acc.json"), str(tmp_path / "acc2.json")
+    assert accuracy.main(again) == 0
+    assert json.loads((tmp_path / "acc2.json").read_text())["summary"] == summary
+    assert (tmp_path / "bench.md").read_text().count("<!-- bench:accuracy:start -->") == 1
+
+
+def test_write_section_keeps_the_rest_of_the_file(tmp_path: Path):
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Title\n\nintro\n")
+    write_section(doc, "a", "first")
+    write_section(doc, "b", "second")
+    write_section(doc, "a", "first again")
+    text = doc.read_text()
+    assert text.startswith("# Title\n\nintro")
+    assert "first again" in text and "second" in text and "first\n" not in text
+
+
+# --- throughput ----------------------------------------------------------------------------
+
+def test_grpo_batch_is_built_from_groups(tmp_path: Path):
+    from rewards.bench.throughput import build_batches, describe_batch
+
+    rows = []
+    for p in range(4):
+        for c in range(3):
+            answer = f"x**{p + 2}/{p + 2} + C" if c < 2 else "oops"
+            rows.append({"task": "t", "integrand_sympy": f"x**{p + 1}", "variable": "x",
+                         "response": f"<answer>{answer}</answer>", "extracted_answer": answer,
+                         "reference_answer_sympy": answer, "label": "correct"})
+    path = _write_jsonl(tmp_path / "rgym_outputs.jsonl", rows)
+    batches = build_batches(path, seed=0, prompts=2, per_prompt=3, truncate_frac=0.0,
+                            n_batches=3)
+    assert [len(b) for b in batches] == [6, 6, 6]
+    # batch 3 revisits the prompts of batch 1 (a second epoch)
+    assert {r["prompt_key"] for r in batches[0]} == {r["prompt_key"] for r in batches[2]}
+    assert {r["prompt_key"] for r in batches[0]}.isdisjoint(r["prompt_key"] for r in batches[1])
+    mix = describe_batch(batches[0])
+    assert mix["completions"] == 6 and mix["repeated_in_group"] == 2
+    assert mix["no_answer"] == 0
+
+
+@pytest.mark.slow
+def test_throughput_config_scores_the_batch(tmp_path: Path):
+    from rewards.bench.throughput import run_config, summarize
+
+    batch = [{"completion": "<answer>x**3/3 + C</answer>", "integrand": "x**2", "symbol": "x",
+              "reference": "x**3/3 + C", "answer": "x**3/3 + C", "label": True,
+              "prompt_key": "a"},
+             {"completion": "no answer", "integrand": "x**2", "symbol": "x",
+              "reference": "x**3/3 + C", "answer": None, "label": False, "prompt_key": "a"}]
+    result = run_config("ours/sequential", [batch], timeout_s=10.0)
+    assert result["verdicts"] == {"CORRECT": 1, "UNPARSEABLE": 1}
+    s = summarize(result)
+    assert s["completions"] == 2 and s["peak_rss_mb"] > 0 and s["max_wall_over_bound"] < 1
+
+
+# --- the real data (optional) ------------------------------------------------------------
+
+@pytest.mark.data
+@pytest.mark.skipif(not (DEFAULT_DATA_DIR / "rubi_pairs.jsonl").exists(),
+                    reason="../shared/data is absent")
+def test_real_corpus_loads_and_renders():
+    found = find_corpus(DEFAULT_DATA_DIR)
+    assert {"rubi", "rgym", "mitbee"} <= set(found)
+    correct, wrong = load_rubi(found["rubi"], sample=3, seed=0, mutants_per_pair=2)
+    assert len({it.meta["pair"] for it in correct}) == 3
+    assert all(isinstance(it, Item) and it.answer for it in correct + wrong)
+    assert len(load_rgym(found["rgym"], sample=5)) == 5
+
+
+def test_rubi_batch_mixes_renderings_mutants_and_no_answers(corpus: Path):
+    from rewards.bench.throughput import build_rubi_batches, describe_batch
+
+    batches = build_rubi_batches(corpus / "rubi_pairs.jsonl", seed=0, prompts=2, per_prompt=8,
+                                 n_batches=2, no_answer_frac=0.2)
+    assert [len(b) for b in batches] == [16, 16]
+    rows = batches[0] + batches[1]
+    assert {r["source"] for r in rows} == {"rubi"}
+    assert any(r["label"] for r in rows) and any(not r["label"] for r in rows)
+    assert any(r["answer"] is None for r in rows)
+    assert any("\\boxed{" in r["completion"] for r in rows)
+    assert any("<answer>" in r["completion"] for r in rows)
+    assert describe_batch(batches[0])["repeated_in_group"] > 0

@@ -42,17 +42,15 @@ CONFIG_DIR = REPO_ROOT / "configs" / "grpo"
 DEFAULT_DATASET = "chenpanli/integrals"
 DEFAULT_MODEL = "Qwen/Qwen2.5-Math-1.5B-Instruct"
 
-SYSTEM_PROMPT = (
-    "You are a careful mathematician. Solve the integration problem step by step, "
-    "then state the final answer."
-)
-USER_TEMPLATE = (
-    "Find the indefinite integral\n\n"
-    "    ∫ {integrand} d{symbol}\n\n"
-    "The integrand is written in SymPy syntax (** is exponentiation). Reason briefly, "
-    "then put the final antiderivative, as a function of {symbol}, inside \\boxed{{}}. "
-    "You may omit the constant of integration."
-)
+try:
+    from rewards import prompts
+except ImportError:  # run from a checkout without install
+    sys.path.insert(0, str(REPO_ROOT))
+    from rewards import prompts
+
+# One wording for training and evaluation (configs/lm_eval uses it too).
+SYSTEM_PROMPT = prompts.SYSTEM_PROMPT
+USER_TEMPLATE = prompts.USER_TEMPLATE
 
 _LOCAL_BUILDERS = {
     ".jsonl": "json",

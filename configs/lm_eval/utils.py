@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from rewards import Confidence, Verdict, check_antiderivative
+from rewards import Confidence, Verdict, check_antiderivative, prompts
 from rewards.verdict import NO_ANSWER_REASONS
 
 INTEGRAND_KEYS = ("integrand", "integrand_sympy")
@@ -25,13 +25,7 @@ SYMBOL_KEYS = ("variable", "symbol")
 
 # Same wording as examples/train_grpo.py, so a model is evaluated on the
 # prompt it was trained on.
-USER_TEMPLATE = (
-    "Find the indefinite integral\n\n"
-    "    ∫ {integrand} d{symbol}\n\n"
-    "The integrand is written in SymPy syntax (** is exponentiation). Reason briefly, "
-    "then put the final antiderivative, as a function of {symbol}, inside \\boxed{{}}. "
-    "You may omit the constant of integration."
-)
+USER_TEMPLATE = prompts.USER_TEMPLATE
 
 
 def _first(doc: dict[str, Any], keys: tuple[str, ...]) -> str | None:

@@ -26,7 +26,7 @@ from .extract import BoxPolicy, ExtractionStatus, extract_answer
 from .latex import canonicalize_latex, parse_latex
 from .latex_special import build_call, lift_special_calls
 from .normalize import bind_real, drop_additive_constants, is_constant_name, normalize
-from .numeric import NumericComparer, sampling_mode
+from .numeric import NumericComparer
 from .symbolic import symbolic_zero, zero_almost_everywhere
 from .sympy_text import parse_sympy_text
 from .timebox import Deadline, StepTimeout, time_limit
@@ -384,16 +384,15 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_po
 
     # --- numeric screen ---------------------------------------------------
     start = time.perf_counter()
-    comparer = NumericComparer(derivative, integrand_expr, real_symbol,
-                               sorted(param_symbols.values(), key=lambda s: s.name), deadline)
+    ordered_params = sorted(param_symbols.values(), key=lambda s: s.name)
+    comparer = NumericComparer(derivative, integrand_expr, real_symbol, ordered_params, deadline)
     screen = comparer.screen()
     if (screen["decision"] in ("nonzero", "inconclusive") and comparer.mode == "complex"
             and (derivative.has(*_BRANCHY) or integrand_expr.has(*_BRANCHY))):
         # A correct real-line answer can sit on another branch of sqrt/log
         # than the integrand off the real axis; judge it on the real line
         # (points straddling zero, so a half-line match still fails).
-        real = NumericComparer(derivative, integrand_expr, real_symbol,
-                               sorted(param_symbols.values(), key=lambda s: s.name),
+        real = NumericComparer(derivative, integrand_expr, real_symbol, ordered_params,
                                deadline, mode="real")
         real_screen = real.screen()
         screen["real_fallback"] = real_screen["decision"]
@@ -434,8 +433,7 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_po
         return finish(Verdict.CORRECT, "symbolic_confirm", {"reason": f"proved_by_{proof['by']}"},
                       Confidence.SYMBOLIC)
     if numerically_sure:
-        hidden = comparer.invisible_terms(derivative, real_symbol,
-                                          sorted(param_symbols.values(), key=lambda s: s.name))
+        hidden = comparer.invisible_terms(derivative, real_symbol, ordered_params)
         if hidden:
             stages.append(StageRecord("invisible_terms", status="fail",
                                       data={"terms": hidden[:5], "n": len(hidden)}))
@@ -454,4 +452,4 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_po
     return finish(Verdict.WRONG, "symbolic_confirm", {"reason": "unverifiable"})
 
 
-__all__ = ["check_antiderivative", "sampling_mode"]
+__all__ = ["check_antiderivative"]

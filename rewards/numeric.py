@@ -10,7 +10,6 @@ Round-off shrinks as precision rises; a real difference does not.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import mpmath as mp
@@ -48,14 +47,6 @@ PARAMETER_VALUES = ("1.3719", "0.5923", "2.2171", "0.8467", "1.7713", "3.1191")
 # complex sampling would reject a correct log|x| answer.
 NON_ANALYTIC = (sp.Abs, sp.sign, sp.re, sp.im, sp.conjugate, sp.Piecewise, sp.Heaviside,
                 sp.floor, sp.ceiling, sp.arg)
-
-
-@dataclass
-class Residuals:
-    dps: int
-    worst: Any  # mpf, or None when no point was usable
-    n_usable: int
-    worst_point: str | None
 
 
 def _points(mode: str) -> list[tuple[str, str]]:

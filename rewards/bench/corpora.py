@@ -20,6 +20,7 @@ Rubi pairs become
 """
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -152,8 +153,13 @@ def _evaluator(expr, x):
     return sp.lambdify(x, expr, modules="mpmath")
 
 
-def _rel_residuals(derivative, integrand, x, points) -> list[float | None]:
-    """|F' - f| / max(1, |F'|, |f|) at each point (None where unusable)."""
+def _rel_residuals(derivative, integrand, x, points, *,
+                   real_only: bool = False) -> list[float | None]:
+    """|F' - f| / max(1, |F'|, |f|) at each point (None where unusable).
+
+    ``real_only``: also None where either side is not real (the real-line
+    antiderivative; complex values mean the point is outside the domain).
+    """
     import mpmath as mp
 
     out: list[float | None] = []
@@ -164,13 +170,18 @@ def _rel_residuals(derivative, integrand, x, points) -> list[float | None]:
             try:
                 d = mp.mpmathify(d_fn(pt))
                 v = mp.mpmathify(f_fn(pt))
-                if not (mp.isfinite(d) and mp.isfinite(v)):
-                    out.append(None)
-                    continue
-                scale = max(mp.mpf(1), abs(d), abs(v))
-                out.append(float(abs(d - v) / scale))
             except Exception:  # noqa: BLE001 - outside the domain of a function
                 out.append(None)
+                continue
+            if not (mp.isfinite(d) and mp.isfinite(v)):
+                out.append(None)
+                continue
+            if real_only and (abs(mp.im(v)) > mp.mpf(10) ** -40 * max(1, abs(v))
+                              or abs(mp.im(d)) > mp.mpf(10) ** -40 * max(1, abs(d))):
+                out.append(None)
+                continue
+            scale = max(mp.mpf(1), abs(d), abs(v))
+            out.append(float(abs(d - v) / scale))
     return out
 
 
@@ -531,7 +542,8 @@ def adjudicate(answer: str | None, integrand: str, symbol: str = "x",
     with mp.workdps(_DPS):
         points = [mp.mpf(rng.uniform(lo, hi) * rng.choice((-1, 1)))
                   for lo, hi in ((0.02, 0.45), (0.5, 1.6), (1.6, 3.5)) for _ in range(8)]
-    residuals = _timed(30, _rel_residuals_real, sp.diff(F, x), f, x, points)
+    residuals = _timed(30, functools.partial(_rel_residuals, real_only=True), sp.diff(F, x), f, x,
+                       points)
     if residuals is None:
         return "undetermined"
     usable = [r for r in residuals if r is not None]
@@ -542,34 +554,6 @@ def adjudicate(answer: str | None, integrand: str, symbol: str = "x",
     if all(r < 1e-30 for r in usable):
         return "correct"
     return "undetermined"
-
-
-def _rel_residuals_real(derivative, integrand, x, points):
-    """Residuals at real points where both sides are real (the real-line
-    antiderivative; complex values mean the point is outside the domain)."""
-    import mpmath as mp
-
-    out: list[float | None] = []
-    d_fn = _evaluator(derivative, x)
-    f_fn = _evaluator(integrand, x)
-    with mp.workdps(_DPS):
-        for pt in points:
-            try:
-                d = mp.mpmathify(d_fn(pt))
-                v = mp.mpmathify(f_fn(pt))
-            except Exception:  # noqa: BLE001
-                out.append(None)
-                continue
-            if not (mp.isfinite(d) and mp.isfinite(v)):
-                out.append(None)
-                continue
-            if abs(mp.im(v)) > mp.mpf(10) ** -40 * max(1, abs(v)) or \
-                    abs(mp.im(d)) > mp.mpf(10) ** -40 * max(1, abs(d)):
-                out.append(None)
-                continue
-            scale = max(mp.mpf(1), abs(d), abs(v))
-            out.append(float(abs(d - v) / scale))
-    return out
 
 
 def save_items(items: list[Item], path: Path) -> None:

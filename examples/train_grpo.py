@@ -9,15 +9,16 @@ it to the reward function as a keyword argument, and trains with
 
 Examples::
 
-    # smoke test on CPU: tiny random model built offline, 3 steps
-    python examples/train_grpo.py --tiny --dataset data/integrals.jsonl
+    # smoke test on CPU, offline: tiny model built on the spot, bundled sample
+    # integrands (examples/data/integrals_sample.jsonl), 3 steps
+    python examples/train_grpo.py --tiny
 
     # real run (GPUs)
     accelerate launch examples/train_grpo.py \\
         --model Qwen/Qwen2.5-Math-1.5B-Instruct \\
         --dataset chenpanli/integrals --split train \\
         --grpo-config configs/grpo/default.yaml \\
-        --reward-config configs/shaping/<preset>.yaml
+        --reward-config configs/reward/default.yaml
 
 ``--dataset`` is a Hugging Face Hub dataset name or a local ``.jsonl`` /
 ``.json`` / ``.parquet`` / ``.csv`` file (or a directory of them). The YAML
@@ -37,9 +38,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES_DIR = Path(__file__).resolve().parent
+REPO_ROOT = EXAMPLES_DIR.parent
 CONFIG_DIR = REPO_ROOT / "configs" / "grpo"
 DEFAULT_DATASET = "chenpanli/integrals"
+SAMPLE_DATASET = EXAMPLES_DIR / "data" / "integrals_sample.jsonl"
 DEFAULT_MODEL = "Qwen/Qwen2.5-Math-1.5B-Instruct"
 
 try:
@@ -83,6 +86,10 @@ def make_prompt(integrand: str, symbol: str = "x", *, system_prompt: str | None 
     return messages
 
 
+class DatasetUnavailable(RuntimeError):
+    """The dataset could not be loaded; the message names the offline alternative."""
+
+
 def load_raw_dataset(dataset: str | Path, split: str = "train"):
     """Load ``split`` of a Hub dataset or of a local file / directory with ``datasets.load_dataset``."""
     from datasets import load_dataset
@@ -100,7 +107,14 @@ def load_raw_dataset(dataset: str | Path, split: str = "train"):
     if path.is_dir():
         return load_dataset(str(path), split=split)
     # Anything else is a Hub dataset name ("owner/name"); needs network access.
-    return load_dataset(str(dataset), split=split)
+    try:
+        return load_dataset(str(dataset), split=split)
+    except Exception as exc:  # noqa: BLE001 - offline, unknown name, bad split: one message
+        raise DatasetUnavailable(
+            f"could not load {dataset!r} (split {split!r}) from the Hugging Face Hub: "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}; "
+            f"offline? pass a local file, e.g. --dataset {SAMPLE_DATASET.relative_to(REPO_ROOT)}"
+        ) from exc
 
 
 def build_dataset(
@@ -255,9 +269,10 @@ def build_trainer(
 
 
 def prepare_tiny_model(out_dir: str | Path, *, seed: int = 0) -> Path:
-    """Build the tiny offline model of :mod:`rewards.tiny_model` into ``out_dir``."""
-    _ensure_repo_on_path()
-    from rewards.tiny_model import build_tiny_model
+    """Build the tiny offline model of ``examples/tiny_model.py`` into ``out_dir``."""
+    if str(EXAMPLES_DIR) not in sys.path:  # loaded by path (tests), not run as a script
+        sys.path.insert(0, str(EXAMPLES_DIR))
+    from tiny_model import build_tiny_model
 
     return build_tiny_model(out_dir, seed=seed)
 
@@ -268,7 +283,12 @@ def prepare_tiny_model(out_dir: str | Path, *, seed: int = 0) -> Path:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     data = p.add_argument_group("data")
-    data.add_argument("--dataset", default=DEFAULT_DATASET, help="Hub dataset name or local .jsonl/.parquet/.csv path")
+    data.add_argument(
+        "--dataset",
+        default=None,
+        help=f"Hub dataset name or local .jsonl/.parquet/.csv path (default: {DEFAULT_DATASET}; "
+        f"with --tiny, the bundled {SAMPLE_DATASET.relative_to(REPO_ROOT)})",
+    )
     data.add_argument("--split", default="train")
     data.add_argument("--integrand-column", default="integrand")
     data.add_argument("--symbol-column", default=None, help="column with the integration variable (default: x)")
@@ -284,7 +304,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     mdl.add_argument(
         "--tiny",
         action="store_true",
-        help="build a tiny random model offline (rewards.tiny_model) and use configs/grpo/tiny.yaml by default",
+        help="build a tiny random model offline (examples/tiny_model.py) and use configs/grpo/tiny.yaml by default",
     )
 
     cfg = p.add_argument_group("configs")
@@ -297,6 +317,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.tiny and args.model:
         p.error("--tiny and --model are mutually exclusive")
+    if args.dataset is None:
+        # The tiny run is a CPU smoke test: it must work offline.
+        args.dataset = str(SAMPLE_DATASET) if args.tiny else DEFAULT_DATASET
     return args
 
 
@@ -327,18 +350,21 @@ def main(argv: Sequence[str] | None = None, *, reward_funcs: Sequence[Callable] 
 
         tokenizer = AutoTokenizer.from_pretrained(str(model))
 
-    train_dataset = build_dataset(
-        args.dataset,
-        split=args.split,
-        integrand_column=args.integrand_column,
-        symbol_column=args.symbol_column,
-        default_symbol=args.default_symbol,
-        system_prompt=None if args.no_system_prompt else SYSTEM_PROMPT,
-        max_samples=args.max_samples,
-        tokenizer=tokenizer,
-        max_prompt_tokens=args.max_prompt_tokens,
-        seed=grpo_args.seed,
-    )
+    try:
+        train_dataset = build_dataset(
+            args.dataset,
+            split=args.split,
+            integrand_column=args.integrand_column,
+            symbol_column=args.symbol_column,
+            default_symbol=args.default_symbol,
+            system_prompt=None if args.no_system_prompt else SYSTEM_PROMPT,
+            max_samples=args.max_samples,
+            tokenizer=tokenizer,
+            max_prompt_tokens=args.max_prompt_tokens,
+            seed=grpo_args.seed,
+        )
+    except DatasetUnavailable as exc:
+        raise SystemExit(f"train_grpo: {exc}") from None
     logger.info("training on %d prompts from %s (%s)", len(train_dataset), args.dataset, args.split)
 
     trainer = build_trainer(

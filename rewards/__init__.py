@@ -1,18 +1,24 @@
 """Reward functions for RL fine-tuning on indefinite integrals.
 
+The package reads as the data flow: :mod:`rewards.check` (completion ->
+verdict, pure, worker-side), :mod:`rewards.reward` (verdicts -> rewards: the
+TRL callable, its config, shaping, worker pool, traces, metrics),
+:mod:`rewards.offline` (datasets in and out, batch scoring, ablation) and
+:mod:`rewards.cli`.
+
 >>> from rewards import check_antiderivative
 >>> check_antiderivative(r"\\ln|x| + C", "1/x").verdict
 <Verdict.CORRECT: 'CORRECT'>
 """
 from __future__ import annotations
 
-from .checker import check_antiderivative
-from .verdict import CheckResult, Confidence, StageRecord, Verdict
+from .check import CheckResult, Confidence, StageRecord, Verdict, check_antiderivative
 
 __all__ = [
     "AntiderivativeReward",
     "CheckResult",
     "Confidence",
+    "RewardConfig",
     "RewardShaping",
     "StageRecord",
     "Verdict",
@@ -23,12 +29,8 @@ __all__ = [
 def __getattr__(name: str):
     # The reward callable pulls in loky and YAML; importing the checker alone
     # (workers, offline tools) should not pay for that.
-    if name == "AntiderivativeReward":
-        from .reward import AntiderivativeReward
+    if name in ("AntiderivativeReward", "RewardConfig", "RewardShaping"):
+        from . import reward
 
-        return AntiderivativeReward
-    if name == "RewardShaping":
-        from .shaping import RewardShaping
-
-        return RewardShaping
+        return getattr(reward, name)
     raise AttributeError(f"module 'rewards' has no attribute {name!r}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rewards import cli
-from rewards.ablation import (
+from rewards.offline.ablation import (
     group_advantages,
     group_has_signal,
     load_outcomes,

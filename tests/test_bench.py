@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rewards.bench import DEFAULT_DATA_DIR
-from rewards.bench.corpora import (
+from benchmarks import DEFAULT_DATA_DIR, REPO_ROOT
+from benchmarks.corpora import (
     MUTATIONS,
     Item,
     adjudicate,
@@ -25,9 +25,9 @@ from rewards.bench.corpora import (
     load_rgym,
     load_rubi,
 )
-from rewards.bench.peers import bench_check, payload
-from rewards.bench.table import write_section
-from rewards.verdict import Verdict
+from benchmarks.peers import bench_check, payload
+from benchmarks.table import write_section
+from rewards.check.result import Verdict
 
 # --- a tiny corpus, written here ---------------------------------------------
 
@@ -93,27 +93,44 @@ def corpus(tmp_path: Path) -> Path:
 
 # --- CLI wiring ----------------------------------------------------------------
 
-def test_cli_registers_bench_subcommands():
-    from rewards.cli import build_parser
+def test_benchmarks_parser_registers_subcommands():
+    from benchmarks.__main__ import build_parser
 
     parser = build_parser()
-    args = parser.parse_args(["bench", "accuracy", "--corpus", "somewhere", "--sample", "5",
+    args = parser.parse_args(["accuracy", "--corpus", "somewhere", "--sample", "5",
                               "--seed", "3"])
     assert (args.corpus, args.sample, args.seed) == ("somewhere", 5, 3)
     assert callable(args.func)
-    args = parser.parse_args(["bench", "throughput", "--batches", "1"])
+    args = parser.parse_args(["throughput", "--batches", "1"])
     assert args.batches == 1 and callable(args.func)
     with pytest.raises(SystemExit):
-        parser.parse_args(["bench"])
+        parser.parse_args([])
+
+
+def test_rewards_bench_is_an_alias_in_a_checkout(capsys):
+    from rewards.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "--help"])
+    assert exit_info.value.code == 0
+    assert "accuracy" in capsys.readouterr().out
+
+
+def test_rewards_bench_outside_a_checkout_says_where_benchmarks_are(tmp_path):
+    # From another directory `benchmarks` is not importable (it is not installed).
+    code = "import sys; from rewards.cli import main; sys.exit(main(['bench', 'accuracy']))"
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert out.returncode == 2
+    assert "python -m benchmarks" in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
 def test_building_the_parser_imports_nothing_heavy():
-    code = ("import sys, argparse; from rewards import bench_cli; "
-            "bench_cli.add_parsers(argparse.ArgumentParser().add_subparsers()); "
+    code = ("import sys; from benchmarks.__main__ import build_parser; build_parser(); "
             "print(sorted(m for m in ('trl', 'math_verify', 'scipy', 'loky', 'psutil') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+                         check=True, cwd=REPO_ROOT)
     assert out.stdout.strip() == "[]"
 
 
@@ -252,7 +269,7 @@ def _accuracy_args(corpus: Path, tmp_path: Path, methods: list[str]) -> argparse
 
 @pytest.mark.slow
 def test_accuracy_command_on_a_tiny_corpus(corpus: Path, tmp_path: Path):
-    from rewards.bench import accuracy
+    from benchmarks import accuracy
 
     args = _accuracy_args(corpus, tmp_path, ["ours", "rlve_numeric"])
     assert accuracy.main(args) == 0
@@ -299,7 +316,7 @@ def test_write_section_keeps_the_rest_of_the_file(tmp_path: Path):
 # --- throughput ----------------------------------------------------------------------------
 
 def test_grpo_batch_is_built_from_groups(tmp_path: Path):
-    from rewards.bench.throughput import build_batches, describe_batch
+    from benchmarks.throughput import build_batches, describe_batch
 
     rows = []
     for p in range(4):
@@ -322,7 +339,7 @@ def test_grpo_batch_is_built_from_groups(tmp_path: Path):
 
 @pytest.mark.slow
 def test_throughput_config_scores_the_batch(tmp_path: Path):
-    from rewards.bench.throughput import run_config, summarize
+    from benchmarks.throughput import run_config, summarize
 
     batch = [{"completion": "<answer>x**3/3 + C</answer>", "integrand": "x**2", "symbol": "x",
               "reference": "x**3/3 + C", "answer": "x**3/3 + C", "label": True,
@@ -350,7 +367,7 @@ def test_real_corpus_loads_and_renders():
 
 
 def test_rubi_batch_mixes_renderings_mutants_and_no_answers(corpus: Path):
-    from rewards.bench.throughput import build_rubi_batches, describe_batch
+    from benchmarks.throughput import build_rubi_batches, describe_batch
 
     batches = build_rubi_batches(corpus / "rubi_pairs.jsonl", seed=0, prompts=2, per_prompt=8,
                                  n_batches=2, no_answer_frac=0.2)

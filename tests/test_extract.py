@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from rewards import extract as extract_module
-from rewards.extract import BoxPolicy, Extraction, ExtractionStatus, extract_answer
+from rewards.check import extract as extract_module
+from rewards.check.extract import BoxPolicy, Extraction, ExtractionStatus, extract_answer
 
 S = ExtractionStatus
 

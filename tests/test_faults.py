@@ -1,7 +1,7 @@
 """Faults in the worker pool: every completion still gets a value.
 
-Each test drives the real reward (``AntiderivativeReward(workers=2,
-timeout_s=2, check_fn=faulty_check, watchdog_margin_s=1)``) through one
+Each test drives the real reward (``faulty_reward(workers=2, timeout_s=2,
+watchdog_margin_s=1)``: the reward with ``faulty_check`` in its workers) through one
 fault, and checks three things:
 
 * every completion gets a value (a verdict and a reward, or ``None`` only for
@@ -28,7 +28,16 @@ import psutil
 import pytest
 
 from rewards import AntiderivativeReward
-from rewards.faults import CRASH, CRASH_ONCE, HANG, LEAK, OOM, SLOW, STUCK_IN_C, faulty_check
+from rewards.testing.faults import (
+    CRASH,
+    CRASH_ONCE,
+    HANG,
+    LEAK,
+    OOM,
+    SLOW,
+    STUCK_IN_C,
+    faulty_reward,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -157,8 +166,7 @@ def log():
 
 @pytest.fixture
 def reward(log):
-    r = AntiderivativeReward(workers=2, timeout_s=2, check_fn=faulty_check,
-                             watchdog_margin_s=1, cache_size=0)
+    r = faulty_reward(workers=2, timeout_s=2, watchdog_margin_s=1, cache_size=0)
     try:
         yield r
     finally:
@@ -224,9 +232,8 @@ def test_worker_that_crashes_once_is_retried(reward, log, tmp_path):
 def test_worker_over_its_memory_cap(log):
     # RLIMIT_AS makes the runaway allocation a MemoryError inside the worker,
     # not an OOM kill of the machine; the worker survives it.
-    with AntiderivativeReward(workers=2, timeout_s=2, check_fn=faulty_check,
-                              watchdog_margin_s=1, memory_limit_mb=1024,
-                              cache_size=0) as reward:
+    with faulty_reward(workers=2, timeout_s=2, watchdog_margin_s=1, memory_limit_mb=1024,
+                       cache_size=0) as reward:
         good, expected = innocents(3)
         outcomes = score(reward, good[:2] + [box(OOM)] + good[2:])
         log.snapshot()

@@ -27,10 +27,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rewards import Verdict, check_antiderivative
-from rewards.errors import ParseFailure
-from rewards.extract import BoxPolicy, Extraction, ExtractionStatus, extract_answer
-from rewards.latex import canonicalize_latex, parse_latex
-from rewards.sympy_text import parse_sympy_text
+from rewards.check.errors import ParseFailure
+from rewards.check.extract import BoxPolicy, Extraction, ExtractionStatus, extract_answer
+from rewards.check.parse.latex import canonicalize_latex, parse_latex
+from rewards.check.parse.sympy_text import parse_sympy_text
 
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))

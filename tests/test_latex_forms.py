@@ -15,10 +15,10 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rewards import latex as latex_module
-from rewards.errors import ParseFailure
-from rewards.latex import canonicalize_latex, parse_latex
-from rewards.timebox import StepTimeout
+from rewards.check.errors import ParseFailure
+from rewards.check.parse import latex as latex_module
+from rewards.check.parse.latex import canonicalize_latex, parse_latex
+from rewards.check.timebox import StepTimeout
 
 x, t = sp.symbols("x t")
 POINTS = (0.37, 1.9)

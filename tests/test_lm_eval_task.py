@@ -2,7 +2,7 @@
 
 The scoring hook is tested without lm-eval; the task itself runs through
 ``lm_eval.simple_evaluate`` with a scripted model (known answers, known
-scores) and with the tiny random Qwen2 from rewards.tiny_model (plumbing of
+scores) and with the tiny random Qwen2 from examples/tiny_model.py (plumbing of
 a real HF generation). Data is a small jsonl written here; no network.
 """
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_task_scores_a_scripted_model(lm_eval, eval_task):
 @pytest.mark.slow
 def test_task_runs_a_tiny_local_hf_model(lm_eval, eval_task, tmp_path):
     pytest.importorskip("transformers")
-    from rewards.tiny_model import build_tiny_model
+    from examples.tiny_model import build_tiny_model
 
     model_dir = build_tiny_model(tmp_path / "tiny", seed=0)
     task, manager = eval_task

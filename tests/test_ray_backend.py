@@ -8,7 +8,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from rewards.scoring import RESULT_COLUMNS, ScoreOptions, run_score  # noqa: E402
+from rewards.offline.batch import RESULT_COLUMNS
+from rewards.offline.scoring import ScoreOptions, run_score  # noqa: E402
 
 PROBLEMS = [("x**2", r"\frac{x^{3}}{3}", r"x^{3}"), ("sin(x)", r"-\cos x", r"\cos x"),
             ("exp(3*x)", r"\frac{e^{3x}}{3}", r"e^{3x}"), ("1/x", r"\ln|x|", r"\ln x^{2}"),

@@ -11,8 +11,8 @@ import pytest
 
 from rewards import AntiderivativeReward, RewardShaping
 from rewards.reward import completion_text
-from rewards.shaping import available_presets
-from rewards.trace import read_trace
+from rewards.reward.shaping import available_presets
+from rewards.reward.trace import read_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,16 +142,19 @@ def test_from_config_full_and_preset_files(tmp_path):
                                          workers=1)
     assert r.shaping.name == "default" and r.__name__ == "antiderivative_reward"
     r.close()
-    r = AntiderivativeReward.from_config(ROOT / "configs" / "shaping" / "binary.yaml",
-                                         workers=1)
-    assert r.shaping.name == "binary"
+    bare = tmp_path / "my_shaping.yaml"
+    bare.write_text("rewards:\n  correct_symbolic: 1.0\n  correct_numeric_only: 1.0\n"
+                    "  wrong: 0.0\n  unparseable: 0.0\n  no_answer: 0.0\n  timeout: 0.0\n"
+                    "  checker_error: null\n")
+    r = AntiderivativeReward.from_config(bare, workers=1)
+    assert r.shaping.name == "my_shaping" and r.shaping.correct_numeric_only == 1.0
     r.close()
     custom = tmp_path / "reward.yaml"
     custom.write_text("name: my_reward\nshaping:\n  correct_symbolic: 2.0\n"
                       "integrand_column: f\ntimeout_s: 3\n")
     r = AntiderivativeReward.from_config(custom, workers=1)
     assert r.__name__ == "my_reward" and r.shaping.correct_symbolic == 2.0
-    assert r.config["integrand_column"] == "f"
+    assert r.config.integrand_column == "f"
     r.close()
 
 

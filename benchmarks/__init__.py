@@ -1,0 +1,41 @@
+"""Benchmarks of the antiderivative reward against the peers a user would
+otherwise pick (``python -m benchmarks accuracy|throughput``).
+
+Everything here is measurement code, not product code: the peers are
+re-implemented faithfully *as baselines* (``peers.py``, ``seed_design.py``)
+and run in the same worker pool, under the same per-sample deadline, as the
+reward. The data sets are read by path from ``../shared/data`` (relative to
+the repository root); no row is copied into the project.
+
+Modules:
+    corpora     loading the data sets, rendering answers, mutation operators,
+                high-precision verification of rewrites and mutants
+    peers       TRL accuracy_reward, reasoning-gym, RLVE numeric, LADDER-style,
+                seed design: one worker-side entry point for all of them
+    accuracy    ``bench accuracy``: verdicts per data set and method
+    throughput  ``bench throughput``: a GRPO-shaped batch, every method
+    soak        a long run: RSS, determinism and pool health over 20k completions
+    table       Markdown tables and the section writer for docs/benchmarks.md
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA_DIR = REPO_ROOT.parent / "shared" / "data"
+DEFAULT_DOC = REPO_ROOT / "docs" / "benchmarks.md"
+
+# Method names, in table order.
+OURS = "ours"
+METHODS = ("ours", "trl_math_verify", "reasoning_gym", "rlve_numeric", "ladder_numeric",
+           "seed_design")
+METHOD_LABELS = {
+    "ours": "this reward",
+    "trl_math_verify": "TRL accuracy_reward (math-verify)",
+    "reasoning_gym": "reasoning-gym scorer",
+    "rlve_numeric": "RLVE numeric",
+    "ladder_numeric": "LADDER-style quadrature",
+    "seed_design": "seed design",
+}
+
+__all__ = ["DEFAULT_DATA_DIR", "DEFAULT_DOC", "METHODS", "METHOD_LABELS", "OURS", "REPO_ROOT"]

@@ -1,0 +1,47 @@
+"""``python -m benchmarks {accuracy,throughput,soak}`` from the repository root."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import accuracy, throughput
+
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Verdict accuracy and speed of the reward, side by side with the peers "
+                    "(TRL math-verify, reasoning-gym, RLVE, LADDER, seed design).")
+    sub = parser.add_subparsers(dest="bench_command", required=True)
+    acc = sub.add_parser(
+        "accuracy", help="verdicts on Rubi pairs (rendered + mutated) and real completions",
+        description="Judge known-correct Rubi pairs (as sympy.latex and SymPy text, plus "
+                    "equivalent rewrites), verified-wrong mutants of them, and real "
+                    "completions (reasoning-gym eval, MIT Bee) with every method under the "
+                    "same per-sample deadline; print Markdown tables.")
+    accuracy.add_arguments(acc)
+    acc.set_defaults(func=accuracy.main)
+    thr = sub.add_parser(
+        "throughput", help="a GRPO-shaped batch: completions/s, p50/p99, peak RSS",
+        description="Score the same GRPO-shaped batch with every configuration of this reward "
+                    "(in-process sequential; 1 and 2 workers; with and without cache) and "
+                    "with each peer; print a Markdown table.")
+    throughput.add_arguments(thr)
+    thr.set_defaults(func=throughput.main)
+    sub.add_parser("soak", help="a long run: RSS, determinism, pool health (own flags: "
+                                "python -m benchmarks soak --help)", add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["soak"]:
+        from . import soak
+
+        return soak.main(argv[1:])
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

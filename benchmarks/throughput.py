@@ -1,0 +1,572 @@
+"""``python -m benchmarks throughput``: what the reward costs a GRPO step.
+
+The batch is GRPO-shaped and real: 64 prompts x 8 completions drawn from the
+reasoning-gym eval completions (prompts with >= 8 completions, 8 sampled per
+prompt), so correct, wrong and repeated answers occur as they did; a few
+completions (``--truncate-frac``) are cut before their answer, as at
+``max_completion_length``, for the no-answer case. Three batches are scored in
+sequence: prompts A, prompts B, then prompts A again with other completions
+(a second epoch), which is where a cross-batch cache can matter.
+
+Every configuration runs in a fresh Python process (so peak RSS is its own:
+the sum over the process tree, sampled every 20 ms), on the same batches:
+
+* ``ours/sequential``: extraction + ``check_antiderivative`` in a plain loop,
+  in-process, no dedup, no cache (what a naive reward function does);
+* ``ours/w1``, ``ours/w2`` (no cache, ``cache_size=0``; in-batch dedup is
+  built in) and ``ours/w1+cache``, ``ours/w2+cache``: the reward as trained;
+* ``trl_math_verify/in-process``: TRL's ``accuracy_reward`` in the trainer
+  process, as TRL calls it;
+* every peer in the bench's 2-worker pool under the same per-sample deadline.
+
+Reported: completions/s over all batches, p50/p99 per-sample latency (in-worker
+check time of the samples actually checked; cache and dedup hits cost ~0 and
+are left out), peak RSS, seconds per 512 completions, and the slowest batch
+against its deadline bound.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from . import DEFAULT_DATA_DIR, METHOD_LABELS
+from .table import markdown_table, percentile, write_section
+
+PROMPTS = 64
+PER_PROMPT = 8
+
+SOURCES = {
+    "rgym": "real reasoning-gym completions (cheap checks)",
+    "rubi": "Rubi integrands, rendered and mutated answers (heavy checks)",
+}
+OURS_CONFIGS = ("ours/sequential", "ours/w1", "ours/w2", "ours/w1+cache", "ours/w2+cache")
+PEER_CONFIGS = ("trl_math_verify/in-process", "trl_math_verify/w2", "reasoning_gym/w2",
+                "rlve_numeric/w2", "ladder_numeric/w2", "seed_design/w2")
+ALL_CONFIGS = OURS_CONFIGS + PEER_CONFIGS
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# The batch
+# ---------------------------------------------------------------------------
+
+def _truncate(response: str, rng: random.Random) -> str:
+    cut = response.find("<answer>")
+    cut = len(response) if cut < 0 else cut
+    return response[: max(1, int(cut * rng.uniform(0.3, 0.95)))]
+
+
+def build_batches(rgym_path: Path, seed: int = 0, prompts: int = PROMPTS,
+                  per_prompt: int = PER_PROMPT, truncate_frac: float = 0.04,
+                  n_batches: int = 3) -> list[list[dict[str, Any]]]:
+    """Batches of rows ``{completion, integrand, symbol, reference, answer,
+    label, prompt_key}``; see the module docstring."""
+    with open(rgym_path) as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[(row.get("task"), row["integrand_sympy"], row.get("variable"))].append(row)
+    keys = sorted(k for k, v in groups.items() if len(v) >= per_prompt)
+    rng = random.Random(seed)
+    rng.shuffle(keys)
+    if len(keys) < prompts:
+        raise SystemExit(f"only {len(keys)} prompts have >= {per_prompt} completions")
+    set_a = keys[:prompts]
+    set_b = keys[prompts:2 * prompts] if len(keys) >= 2 * prompts else keys[-prompts:]
+    plan = [set_a, set_b, set_a][:n_batches]
+    batches = []
+    for b, keyset in enumerate(plan):
+        batch_rng = random.Random(f"{seed}:{b}")
+        batch = []
+        for key in keyset:
+            for row in batch_rng.sample(groups[key], per_prompt):
+                completion = row["response"]
+                truncated = batch_rng.random() < truncate_frac
+                if truncated:
+                    completion = _truncate(completion, batch_rng)
+                batch.append({"completion": completion, "integrand": row["integrand_sympy"],
+                              "symbol": row.get("variable") or "x",
+                              "reference": row.get("reference_answer_sympy"),
+                              "answer": None if truncated else row.get("extracted_answer"),
+                              "label": row.get("label") == "correct" and not truncated,
+                              "prompt_key": "|".join(map(str, key))})
+        batches.append(batch)
+    return batches
+
+
+def build_rubi_batches(rubi_path: Path, seed: int = 0, prompts: int = PROMPTS,
+                       per_prompt: int = PER_PROMPT, n_batches: int = 3,
+                       no_answer_frac: float = 0.05) -> list[list[dict[str, Any]]]:
+    """A harder GRPO-shaped batch: Rubi integrands as prompts; each group's 8
+    completions drawn with replacement (so answers repeat) from that pair's
+    renderings: correct (``sympy.latex`` or SymPy text, equivalent rewrites)
+    and verified-wrong mutants in equal measure, plus a few without an
+    answer. ``\\boxed{}`` for LaTeX, ``<answer>`` tags for SymPy text."""
+    from .corpora import load_rubi
+
+    correct, wrong = load_rubi(rubi_path, sample=2 * prompts, seed=seed, rewrites_per_pair=2,
+                               mutants_per_pair=3)
+    by_pair: dict[str, dict[str, list]] = defaultdict(lambda: {"ok": [], "bad": []})
+    for it in correct:
+        by_pair[it.meta["pair"]]["ok"].append(it)
+    for it in wrong:
+        by_pair[it.meta["pair"]]["bad"].append(it)
+    pairs = [p for p in by_pair if by_pair[p]["ok"] and by_pair[p]["bad"]]
+    set_a, set_b = pairs[:prompts], pairs[prompts:2 * prompts] or pairs[:prompts]
+    plan = [set_a, set_b, set_a][:n_batches]
+    batches = []
+    for b, keyset in enumerate(plan):
+        rng = random.Random(f"rubi:{seed}:{b}")
+        batch = []
+        for pair in keyset:
+            for _ in range(per_prompt):
+                roll = rng.random()
+                pool = by_pair[pair]["ok"] if roll < (1 - no_answer_frac) / 2 else \
+                    by_pair[pair]["bad"]
+                it = rng.choice(pool)
+                if roll > 1 - no_answer_frac:
+                    completion, answer = "Let me think... the integral is hard.", None
+                elif it.syntax == "latex":
+                    completion, answer = f"Integrating...\n\\boxed{{{it.answer}}}", it.answer
+                else:
+                    completion, answer = f"Integrating...\n<answer>{it.answer}</answer>", \
+                        it.answer
+                batch.append({"completion": completion, "integrand": it.integrand,
+                              "symbol": "x", "reference": it.reference,
+                              "reference_latex": it.reference_latex, "answer": answer,
+                              "syntax": it.syntax, "label": bool(it.expected) and answer is not None,
+                              "prompt_key": pair, "source": "rubi"})
+        batches.append(batch)
+    return batches
+
+
+def describe_batch(batch: list[dict[str, Any]]) -> dict[str, Any]:
+    from rewards.check.extract import extract_answer
+
+    answers = [extract_answer(r["completion"]).value for r in batch]
+    per_prompt: dict[str, Counter] = defaultdict(Counter)
+    for r, a in zip(batch, answers, strict=True):
+        if a is not None:
+            per_prompt[r["prompt_key"]][a] += 1
+    repeated = sum(c - 1 for counter in per_prompt.values() for c in counter.values() if c > 1)
+    return {"completions": len(batch), "labelled_correct": sum(r["label"] for r in batch),
+            "no_answer": sum(a is None for a in answers),
+            "repeated_in_group": repeated,
+            "unique_jobs": len({(a, r["integrand"], r["symbol"]) for r, a in zip(batch, answers, strict=True)
+                                if a is not None})}
+
+
+# ---------------------------------------------------------------------------
+# Child process: one configuration
+# ---------------------------------------------------------------------------
+
+class RssSampler:
+    """Peak of the summed RSS of this process and all its descendants."""
+
+    def __init__(self, interval_s: float = 0.02) -> None:
+        import psutil
+
+        self._proc = psutil.Process()
+        self.interval_s = interval_s
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        import psutil
+
+        total = 0
+        try:
+            procs = [self._proc, *self._proc.children(recursive=True)]
+        except psutil.Error:
+            return
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                continue
+        self.peak_mb = max(self.peak_mb, total / 2**20)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            self._stop.wait(self.interval_s)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._sample()
+        self._stop.set()
+        self._thread.join()
+
+
+def _cpu_split() -> tuple[float, float]:
+    """(CPU seconds of this process, of its live descendants) so far."""
+    import psutil
+
+    me = psutil.Process()
+    own = me.cpu_times()
+    kids = 0.0
+    for child in me.children(recursive=True):
+        try:
+            t = child.cpu_times()
+            kids += t.user + t.system
+        except psutil.Error:
+            continue
+    return own.user + own.system, kids
+
+
+def _pool_bound(n_jobs: int, workers: int, timeout_s: float, margin_s: float = 2.0) -> float:
+    # rewards.pool.CheckPool.run's budget for one call (the batch's hard bound).
+    waves = math.ceil(n_jobs / workers) + 2 if n_jobs else 0
+    return margin_s * 4 + 3 * waves * (timeout_s + margin_s) if n_jobs else 0.0
+
+
+def _items_for_peers(batch: list[dict[str, Any]]):
+    from .corpora import Item
+
+    # Real rgym completions: the peers extract from the response themselves.
+    # Rubi batches: they get the bare answer (as in the accuracy bench).
+    return [Item(id=str(i), dataset=r.get("source", "rgym"), group="batch", answer=r["answer"],
+                 syntax=r.get("syntax", "sympy"), integrand=r["integrand"], symbol=r["symbol"],
+                 response=r["completion"] if r.get("source", "rgym") == "rgym" else None,
+                 reference=r["reference"], reference_latex=r.get("reference_latex"),
+                 label=r["label"]) for i, r in enumerate(batch)]
+
+
+def _cpu_delta(before: tuple[float, float]) -> tuple[float, float]:
+    after = _cpu_split()
+    return after[0] - before[0], max(0.0, after[1] - before[1])
+
+
+def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: float
+               ) -> dict[str, Any]:
+    """Score every batch with one configuration, in this process (and its
+    workers). Returns per-batch walls, per-sample latencies and verdicts."""
+    method, _, mode = config.partition("/")
+    walls: list[float] = []
+    bounds: list[float] = []
+    latencies: list[float] = []
+    cpu: list[tuple[float, float]] = []
+    verdicts: Counter = Counter()
+    with RssSampler() as rss:
+        if config == "ours/sequential":
+            from rewards import check_antiderivative
+            from rewards.check.extract import ExtractionStatus, extract_answer
+
+            check_antiderivative(r"\frac{x^{2}}{2}", "x", timeout_s=30)  # imports, caches
+            for batch in batches:
+                cpu0 = _cpu_split()
+                started = time.perf_counter()
+                for r in batch:
+                    t0 = time.perf_counter()
+                    extraction = extract_answer(r["completion"])
+                    if extraction.status is ExtractionStatus.OK:
+                        # input_kind "auto", as the reward's workers run it.
+                        result = check_antiderivative(extraction.value, r["integrand"],
+                                                      symbol=r["symbol"], timeout_s=timeout_s,
+                                                      input_kind="auto")
+                        verdicts[result.verdict.value] += 1
+                    else:
+                        verdicts["UNPARSEABLE"] += 1
+                    latencies.append((time.perf_counter() - t0) * 1000)
+                walls.append(time.perf_counter() - started)
+                cpu.append(_cpu_delta(cpu0))
+                bounds.append(len(batch) * (timeout_s + 0.5))
+        elif method == "ours":
+            from rewards import AntiderivativeReward
+
+            workers = 2 if mode.startswith("w2") else 1
+            cache = mode.endswith("+cache")
+            reward = AntiderivativeReward(workers=workers, timeout_s=timeout_s,
+                                          cache_size=20_000 if cache else 0)
+            try:
+                reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])  # warm-up
+                for batch in batches:
+                    cpu0 = _cpu_split()
+                    started = time.perf_counter()
+                    # What TRL's call costs: __call__ is score() + batch
+                    # metrics (+ a trace, off here).
+                    outcomes = reward.score([r["completion"] for r in batch],
+                                            [r["integrand"] for r in batch],
+                                            [r["symbol"] for r in batch])
+                    reward.batch_metrics(outcomes)
+                    walls.append(time.perf_counter() - started)
+                    cpu.append(_cpu_delta(cpu0))
+                    checked = [o for o in outcomes
+                               if o.extracted is not None and not o.cached and o.result]
+                    bounds.append(_pool_bound(len(checked), workers, timeout_s))
+                    for o in outcomes:
+                        verdicts[o.verdict or "UNJUDGED"] += 1
+                    latencies.extend(o.result.total_ms for o in checked)
+            finally:
+                reward.close()
+        elif mode == "in-process":
+            # TRL calls reward functions in the trainer process: accuracy_reward
+            # loops over the batch; the adapter adds only the LaTeX printing
+            # math-verify needs for SymPy-syntax answers (see peers._trl).
+            from .accuracy import inputs_for
+            from .peers import _trl
+
+            _trl("x**2/2", {"ref": "x**2/2", "syntax": "sympy"}, "x", timeout_s)  # warm-up
+            for batch in batches:
+                items = _items_for_peers(batch)
+                cpu0 = _cpu_split()
+                started = time.perf_counter()
+                for item in items:
+                    text, data = inputs_for("trl_math_verify", item)
+                    t0 = time.perf_counter()
+                    verdict, _reason = _trl(text, json.loads(data), item.symbol, timeout_s)
+                    latencies.append((time.perf_counter() - t0) * 1000)
+                    verdicts[verdict.value] += 1
+                walls.append(time.perf_counter() - started)
+                cpu.append(_cpu_delta(cpu0))
+                bounds.append(len(items) * 15.5)  # its own alarms: 10 s parse + 5 s verify
+        else:
+            from rewards.reward.pool import CheckPool
+
+            from .accuracy import inputs_for
+            from .peers import bench_check, payload
+
+            workers = 2
+            pool = CheckPool(workers=workers, timeout_s=timeout_s,
+                             check_options={"method": method}, check_fn=bench_check)
+            try:
+                pool.run([("x**2/2", payload("x", ref="x**2/2", ref_latex="\\frac{x^2}{2}"),
+                           "x")] * 4)
+                for batch in batches:
+                    items = _items_for_peers(batch)
+                    jobs = [(*inputs_for(method, it), it.symbol) for it in items]
+                    cpu0 = _cpu_split()
+                    started = time.perf_counter()
+                    results = pool.run(jobs)
+                    walls.append(time.perf_counter() - started)
+                    cpu.append(_cpu_delta(cpu0))
+                    bounds.append(_pool_bound(len(jobs), workers, timeout_s))
+                    for res in results:
+                        verdicts[res.verdict.value] += 1
+                        latencies.append(res.total_ms)
+            finally:
+                pool.close()
+    n = sum(len(b) for b in batches)
+    return {"config": config, "completions": n, "walls": walls, "bounds": bounds,
+            "latencies_ms": latencies, "verdicts": dict(verdicts), "peak_rss_mb": rss.peak_mb,
+            "loadavg": os.getloadavg()[0], "cpu": cpu}
+
+
+def child_main(argv: list[str]) -> int:
+    config, batch_file, timeout_s, out_file = argv[0], argv[1], float(argv[2]), argv[3]
+    with open(batch_file) as handle:
+        batches = json.load(handle)
+    result = run_config(config, batches, timeout_s)
+    with open(out_file, "w") as handle:
+        json.dump(result, handle)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Parent
+# ---------------------------------------------------------------------------
+
+def _run_child(config: str, batch_file: str, timeout_s: float, limit_s: float
+               ) -> dict[str, Any] | None:
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as out:
+        out_path = out.name
+    cmd = [sys.executable, "-m", "rewards.bench.throughput", config, batch_file,
+           str(timeout_s), out_path]
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    try:
+        proc = subprocess.run(cmd, env=env, timeout=limit_s, capture_output=True, text=True)
+    except subprocess.TimeoutExpired:
+        _log(f"  {config}: gave up after {limit_s:.0f} s")
+        return None
+    try:
+        if proc.returncode != 0:
+            _log(f"  {config}: failed (rc={proc.returncode})\n{proc.stderr[-2000:]}")
+            return None
+        with open(out_path) as handle:
+            return json.load(handle)
+    finally:
+        Path(out_path).unlink(missing_ok=True)
+
+
+def summarize(result: dict[str, Any]) -> dict[str, Any]:
+    total = sum(result["walls"])
+    n = result["completions"]
+    ratios = [w / b for w, b in zip(result["walls"], result["bounds"], strict=True) if b]
+    return {"config": result["config"], "completions": n, "wall_s": total,
+            "cps": n / total if total else float("nan"),
+            "p50_ms": percentile(result["latencies_ms"], 50),
+            "p99_ms": percentile(result["latencies_ms"], 99),
+            "peak_rss_mb": result["peak_rss_mb"],
+            "s_per_512": 512 * total / n if n else float("nan"),
+            "batch_walls": result["walls"], "max_wall_over_bound": max(ratios) if ratios else None,
+            "verdicts": result["verdicts"], "loadavg": result.get("loadavg"),
+            "cpu_parent_s": sum(c[0] for c in result.get("cpu", [])),
+            "cpu_workers_s": sum(c[1] for c in result.get("cpu", []))}
+
+
+def _label(config: str) -> str:
+    method, _, mode = config.partition("/")
+    names = {"sequential": "in-process sequential (no dedup, no cache)",
+             "w1": "1 worker, no cache", "w2": "2 workers, no cache",
+             "w1+cache": "1 worker + cache", "w2+cache": "2 workers + cache",
+             "in-process": "in-process (as TRL calls it)"}
+    return f"{METHOD_LABELS.get(method, method)}: {names.get(mode, mode)}"
+
+
+def make_report(summaries: list[dict[str, Any]], batches, args) -> str:
+    rows = []
+    for s in summaries:
+        rows.append([_label(s["config"]), s["completions"], s["cps"], s["p50_ms"], s["p99_ms"],
+                     s["peak_rss_mb"], s["s_per_512"],
+                     " / ".join(f"{w:.1f}" for w in s["batch_walls"]),
+                     f"{s['max_wall_over_bound']:.3f}" if s["max_wall_over_bound"] is not None
+                     else "–",
+                     ", ".join(f"{k[:4].lower()} {v}" for k, v in sorted(s["verdicts"].items())),
+                     f"{s['cpu_parent_s']:.1f} / {s['cpu_workers_s']:.1f}", s.get("loadavg")])
+    by = {s["config"]: s for s in summaries}
+    notes = []
+
+    def ratio(a: str, b: str) -> float | None:
+        if a in by and b in by and by[b]["cps"]:
+            return by[a]["cps"] / by[b]["cps"]
+        return None
+
+    r = ratio("ours/w2", "ours/w1")
+    if r is not None:
+        notes.append(f"2 workers vs 1 (no cache): **{r:.2f}x** (target >= 1.8x on 2 cores)")
+    for cfg in ("ours/w1", "ours/w2"):
+        if cfg in by and by[cfg]["wall_s"]:
+            busy = (by[cfg]["cpu_parent_s"] + by[cfg]["cpu_workers_s"]) / by[cfg]["wall_s"]
+            notes.append(f"{_label(cfg)}: {busy:.2f} CPU cores busy on average (parent + "
+                         f"workers CPU time / wall time); the parent's share of the CPU time "
+                         f"is {100 * by[cfg]['cpu_parent_s'] / max(1e-9, by[cfg]['cpu_parent_s'] + by[cfg]['cpu_workers_s']):.0f}%")
+    r = ratio("ours/w2+cache", "ours/w1+cache")
+    if r is not None:
+        notes.append(f"2 workers vs 1 (with cache): {r:.2f}x")
+    for ours_cfg in ("ours/w2", "ours/w2+cache"):
+        for peer in ("trl_math_verify/in-process", "trl_math_verify/w2"):
+            r = ratio(ours_cfg, peer)
+            if r is not None:
+                notes.append(f"{_label(ours_cfg)} vs {_label(peer)}: **{r:.2f}x** "
+                             "completions/s (target >= 2x)")
+    over = [s["config"] for s in summaries
+            if s["max_wall_over_bound"] is not None and s["max_wall_over_bound"] > 1]
+    notes.append("every batch within its deadline bound" if not over
+                 else f"batches over their deadline bound: {', '.join(over)}")
+    mix = [describe_batch(b) for b in batches]
+    mix_text = "; ".join(
+        f"batch {i + 1}: {m['completions']} completions, {m['labelled_correct']} labelled "
+        f"correct, {m['no_answer']} without an answer, {m['repeated_in_group']} repeats of an "
+        f"answer within their group, {m['unique_jobs']} distinct checks"
+        for i, m in enumerate(mix))
+    cpus = _cpus()
+    body = (
+        f"## Throughput on a GRPO-shaped batch: {SOURCES[args.source]}\n\n"
+        f"Command: `python -m benchmarks throughput --source {args.source} --seed "
+        f"{args.seed} --batches {args.batches} --timeout {args.timeout}`\n\n"
+        f"{PROMPTS} prompts x {PER_PROMPT} completions, {args.batches} batches in sequence "
+        f"(prompts A, B, then A again with other completions). {mix_text}. Machine: {cpus} "
+        f"CPU(s) available to the bench, shared with other work (1-minute load average at the "
+        f"end of each configuration in the table); "
+        f"per-sample deadline {args.timeout} s. Each configuration runs in a fresh process; "
+        "peak RSS is the whole process tree. p50/p99 are per checked sample (in-worker check "
+        "time; in-process: wall per sample). *s/512* is the reward's share of a training step "
+        "with 512 completions. *max wall/bound* is the slowest batch over its hard bound "
+        "(the pool's per-call budget; sequential: n x deadline).\n\n"
+        + markdown_table(["configuration", "completions", "completions/s", "p50 ms", "p99 ms",
+                          "peak RSS MB", "s / 512", "batch walls s", "max wall/bound",
+                          "verdicts", "CPU s parent / workers", "load avg"], rows)
+        + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n")
+    return body
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--corpus", default=str(DEFAULT_DATA_DIR),
+                        help="data directory holding rgym_outputs.jsonl (or that file)")
+    parser.add_argument("--source", default="rgym", choices=["rgym", "rubi"],
+                        help="rgym: real completions (cheap checks); rubi: Rubi integrands "
+                             "with rendered and mutated answers (heavy checks)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batches", type=int, default=3, choices=[1, 2, 3])
+    parser.add_argument("--timeout", type=float, default=5.0, help="per-sample deadline (s)")
+    parser.add_argument("--truncate-frac", type=float, default=0.04,
+                        help="share of completions cut before their answer")
+    parser.add_argument("--configs", nargs="+", default=list(ALL_CONFIGS),
+                        choices=list(ALL_CONFIGS))
+    parser.add_argument("--limit", type=float, default=1800.0,
+                        help="seconds after which one configuration is abandoned")
+    parser.add_argument("--out", default=None,
+                        help="Markdown file whose 'throughput' section to (re)write")
+    parser.add_argument("--json", default=None, help="write the raw measurements here")
+
+
+def main(args) -> int:
+    from .corpora import find_corpus
+
+    found = find_corpus(args.corpus)
+    if args.source not in found:
+        raise SystemExit(f"no {args.source} data under {args.corpus}")
+    if args.source == "rgym":
+        batches = build_batches(found["rgym"], args.seed, truncate_frac=args.truncate_frac,
+                                n_batches=args.batches)
+    else:
+        _log("building the Rubi batches...")
+        batches = build_rubi_batches(found["rubi"], args.seed, n_batches=args.batches)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(batches, handle)
+        batch_file = handle.name
+    summaries = []
+    try:
+        for config in args.configs:
+            _log(f"throughput: {config}")
+            result = _run_child(config, batch_file, args.timeout, args.limit)
+            if result is not None:
+                s = summarize(result)
+                summaries.append(s)
+                _log(f"  {s['cps']:.1f} completions/s, p50 {s['p50_ms']:.0f} ms, "
+                     f"peak RSS {s['peak_rss_mb']:.0f} MB, walls "
+                     f"{[round(w, 1) for w in s['batch_walls']]}")
+    finally:
+        Path(batch_file).unlink(missing_ok=True)
+    body = make_report(summaries, batches, args)
+    print(body)
+    if args.out:
+        write_section(args.out, f"throughput-{args.source}", body, title="Benchmarks")
+        _log(f"wrote the throughput section of {args.out}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.json, "w") as handle:
+            json.dump(summaries, handle)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child_main(sys.argv[1:]))
+
+
+__all__ = ["ALL_CONFIGS", "add_arguments", "build_batches", "describe_batch", "main",
+           "run_config"]

@@ -1,0 +1,497 @@
+r"""LaTeX answer -> the one dialect latex2sympy2_extended reads correctly.
+
+``canonicalize_latex(text, rules)`` applies plain string rewrites, each a
+named rule: every rule that changes the text appends its name to ``rules``
+(once), so the checker's stage trace shows what was done to the answer. All
+regexes are linear (no nested quantifiers) and runs of whitespace are
+collapsed first, so ``\s?`` never backtracks far. The library quirks each rule
+works around are listed in :mod:`rewards.check.parse.latex`.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..errors import ParseFailure
+from .equation import equation_rhs
+from .latex_functions import FN_PREFIX, delimit_arguments, rename_functions
+from .latex_scan import bracket_matches, collapse_ws, script_end
+
+# canonicalize refuses raw text longer than this (before any regex runs).
+MAX_INPUT_CHARS = 10_000
+
+# --------------------------------------------------------------------------
+# Canonicalization rules: each takes the text and returns the new text.
+# --------------------------------------------------------------------------
+
+_UNICODE = str.maketrans({
+    "\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00b7": r" \cdot ", "\u22c5": r" \cdot ",
+    "\u00d7": r" \times ", "\u2217": "*", "\u00f7": "/", "\u03c0": r" \pi ",
+    "\u221a": r"\sqrt ", "\u222b": r"\int ", "\u221e": r"\infty ", "\u00b2": "^{2}",
+    "\u00b3": "^{3}", "\u00b9": "^{1}", "\u212f": "e", "\u00a0": " ", "\u2009": " ",
+    "\u200a": " ", "\u202f": " ", "\u2002": " ", "\u2003": " ", "\u200b": "",
+})
+
+
+def _rule_python_power(t: str) -> str:
+    # Models mix Python's ** into LaTeX answers (``\frac{2}{3}\cos(8x)**3``);
+    # LaTeX has no ** at all, so it can only mean a power.
+    return t.replace("**", "^")
+
+
+def _rule_unicode(t: str) -> str:
+    return t.translate(_UNICODE)
+
+
+_MATH_DELIMS = re.compile(r"\\\$|\$|\\[()\[\]]")
+
+
+def _rule_math_delimiters(t: str) -> str:
+    return _MATH_DELIMS.sub(" ", t)
+
+
+_STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle|limits|nolimits)"
+                    r"(?![A-Za-z])")
+
+
+def _rule_displaystyle(t: str) -> str:
+    return _STYLE.sub(" ", t)
+
+
+_BOXED_HEAD = re.compile(r"^\\(?:boxed|fbox)\s?\{")
+
+
+def _rule_boxed(t: str) -> str:
+    # Only a box around the whole answer (extraction normally removed it).
+    for _ in range(3):
+        m = _BOXED_HEAD.match(t)
+        if not m:
+            break
+        j = bracket_matches(t).get(m.end() - 1)
+        if j is None or t[j + 1:].strip():
+            break
+        t = t[m.end():j].strip()
+    return t
+
+
+_SPACING = re.compile(
+    r"\\\\|\\[,;:!> ]|~|\\q?quad(?![A-Za-z])"
+    r"|\\(?:enspace|thinspace|medspace|thickspace|negthinspace|negmedspace|negthickspace)"
+    r"(?![A-Za-z])|\\hspace\*?\{[^{}]*\}"
+)
+
+
+def _rule_spacing(t: str) -> str:
+    return collapse_ws(_SPACING.sub(" ", t))
+
+
+# sympy.latex prints fresnels/fresnelc/LambertW as S\left(x\right), C\left(x\right),
+# W\left(x\right). Only with \left( -- a model's C(x+1) stays a product.
+_SYMPY_LETTER_FUNCS = re.compile(r"(?<![A-Za-z\\_^])([SCW]) ?(?=\\left ?\()")
+_LETTER_FUNC_NAMES = {"S": "fresnels", "C": "fresnelc", "W": "LambertW"}
+
+
+def _rule_sympy_letter_functions(t: str) -> str:
+    return _SYMPY_LETTER_FUNCS.sub(
+        lambda m: r"\log_{\text{" + FN_PREFIX + _LETTER_FUNC_NAMES[m.group(1)] + "}}", t)
+
+
+_LEFT_RIGHT_DOT = re.compile(r"\\(?:left|right|middle) ?\.")
+_LEFT_RIGHT = re.compile(r"\\(?:left|right|middle|[bB]igg?[lrm]?)(?![A-Za-z])")
+
+
+def _rule_left_right(t: str) -> str:
+    return _LEFT_RIGHT.sub("", _LEFT_RIGHT_DOT.sub(" ", t))
+
+
+_ABS_BARS = re.compile(r"\\(?:[lr]?vert|mid)(?![A-Za-z])")
+
+
+def _rule_abs_bars(t: str) -> str:
+    return _ABS_BARS.sub("|", t)
+
+
+_FRAC_VARIANT = re.compile(r"\\[dtc]frac(?![A-Za-z])")
+
+
+def _rule_frac_variant(t: str) -> str:
+    return _FRAC_VARIANT.sub(r"\\frac", t)
+
+
+_FRAC_TWO = re.compile(r"\\frac ?([0-9A-Za-z]) ?([0-9A-Za-z])")
+_FRAC_FIRST = re.compile(r"\\frac ?([0-9A-Za-z]) ?\{")
+_FRAC_SECOND = re.compile(r"\\frac ?(\{[^{}]*\}) ?([0-9A-Za-z])")
+
+
+def _rule_frac_shorthand(t: str) -> str:
+    t = _FRAC_TWO.sub(r"\\frac{\1}{\2}", t)
+    t = _FRAC_FIRST.sub(r"\\frac{\1}{", t)
+    return _FRAC_SECOND.sub(r"\\frac\1{\2}", t)
+
+
+_SQRT_SHORT = re.compile(r"\\sqrt ?([0-9A-Za-z]|\\pi(?![A-Za-z]))")
+_SQRT_PAREN = re.compile(r"\\sqrt ?\(")
+
+
+def _rule_sqrt_shorthand(t: str) -> str:
+    t = _SQRT_SHORT.sub(r"\\sqrt{\1}", t)
+    if not _SQRT_PAREN.search(t):
+        return t
+    match = bracket_matches(t)
+    out, last = [], 0
+    for m in _SQRT_PAREN.finditer(t):
+        open_ = m.end() - 1
+        close = match.get(open_)
+        if close is None or open_ < last:
+            continue
+        out.append(t[last:m.start()] + r"\sqrt{" + t[open_ + 1:close] + "}")
+        last = close + 1
+    out.append(t[last:])
+    return "".join(out)
+
+
+_TRAILING_TEXT = re.compile(
+    r"(?:, ?|\\q?quad ?| )*(?:\\(?:text|mbox|textrm|mathrm|textnormal) ?\{ ?\(?"
+    r"|(?<![A-Za-z\\]))(?:where|for|with|here|if|assuming|valid|when|such)(?![A-Za-z])")
+
+
+_TRAILING_CONDITION = re.compile(
+    r"(?:, ?| )\(? ?[A-Za-z](?:_ ?\{? ?\d{1,3} ?\}?)? ?"
+    r"(?:\\in|\\neq|\\ne|\\geq|\\leq|\\ge|\\le|\\gt|\\lt|>|<)(?![A-Za-z])[^=()]*\)? ?$")
+
+
+def _rule_trailing_text(t: str) -> str:
+    m = _TRAILING_TEXT.search(t)
+    if m and m.start() > 0:
+        t = t[:m.start()].strip()
+    # ", C \in \mathbb{R}", "(x > 0)": a condition after the answer. Only the
+    # last 80 characters are searched, so hostile text stays linear.
+    offset = max(0, len(t) - 80)
+    m = _TRAILING_CONDITION.search(t, offset)
+    if m and t[:m.start()].strip():
+        t = t[:m.start()].strip()
+    return t
+
+
+def _rule_trailing_punctuation(t: str) -> str:
+    end = len(t)
+    while end and t[end - 1] in ".,;: ":
+        end -= 1
+    return t[:end]
+
+
+_DIFF_TAIL = re.compile(
+    r"(\\(?:mathrm|text|operatorname|mathit|rm|mathop|textrm) ?\{ ?d ?\}|\{ ?\\rm ?d ?\}|d)"
+    r" ?([A-Za-z])$")
+_MUL_TAIL = re.compile(r"(?:\\cdot|\\times|\*) ?$")
+
+
+def _rule_strip_dx(t: str) -> str:
+    m = _DIFF_TAIL.search(t)
+    if not m:
+        return t
+    start = m.start()
+    if m.group(1) == "d":
+        # "d" must not be the tail of a command such as \mod or \dd.
+        j = start
+        while j and t[j - 1].isalpha():
+            j -= 1
+        if j and t[j - 1] == "\\":
+            return t
+    head = t[:start].rstrip()
+    head = _MUL_TAIL.sub("", head).rstrip()
+    return head or t
+
+
+_CONST_TAIL = re.compile(
+    r"[+-] ?(?:(?:C|c|K)(?:_ ?\{ ?\d{1,3} ?\}|_ ?\d)?"
+    r"|\\(?:text|mathrm|mathit|textrm|mathcal|mathbf|operatorname|mathnormal) ?\{ ?"
+    r"(?:C|c|K|const\.?|constant|Const|Constant)(?:_ ?\{? ?\d{1,3} ?\}?)? ?\}"
+    r"|const\.?|constant) ?$")
+
+
+def _rule_trailing_constant(t: str) -> str:
+    m = _CONST_TAIL.search(t)
+    if not m or not t[:m.start()].strip():
+        return t
+    return t[:m.start()].rstrip()
+
+
+_SCRIPT_SIGN = re.compile(r"([\^_]) ?([+-]) ?(\d+)")
+_SCRIPT_ONE = re.compile(r"([\^_]) ?\{ ?([0-9A-Za-z]) ?\}(?![0-9A-Za-z])")
+
+
+def _rule_script_braces(t: str) -> str:
+    # x^-1, \sin^-1 x: TeX would raise only the sign; everyone means ^{-1}.
+    # x^{2} -> x^2: the same thing, and the parser is twice as fast on it.
+    return _SCRIPT_ONE.sub(r"\1\2", _SCRIPT_SIGN.sub(r"\1{\2\3}", t))
+
+
+_DIGIT_SPACE = re.compile(r"(\d) (?=\d)")
+
+
+def _rule_digit_space(t: str) -> str:
+    def repl(m: re.Match[str]) -> str:
+        j = m.start(1)
+        while j and t[j - 1].isdigit():
+            j -= 1
+        if not j or t[j - 1] not in "^_":
+            return m.group(1)                  # 1 000 -> 1000 (as TeX renders)
+        if t[j - 1] == "_":
+            return m.group(0)                  # \log_3 2: base, then argument
+        k = j - 1                              # a superscript: whose?
+        while k and t[k - 1].isalpha():
+            k -= 1
+        if k and t[k - 1] == "\\" and k < j - 1:
+            return m.group(0)                  # \sin^2 3x: power of a function
+        return m.group(1) + r" \cdot "         # x^2 3 -> x^2 \cdot 3
+    return _DIGIT_SPACE.sub(repl, t)
+
+
+_EULER_E = re.compile(
+    r"\\(?:mathrm|textrm|operatorname|mathit|mathnormal|rm|textup|textnormal) ?\{ ?e ?\}"
+    r"|\{ ?\\rm ?e ?\}|\\mathrm ?e(?![A-Za-z])|\\exponentialE(?![A-Za-z])")
+_ROMAN_LETTER = re.compile(
+    r"\\(?:mathrm|textrm|operatorname|mathit|mathnormal|rm|textup|textnormal|mathsf|textit)"
+    r" ?\{ ?([A-Za-z]) ?\}|\{ ?\\rm ?([A-Za-z]) ?\}")
+
+
+def _rule_euler_e(t: str) -> str:
+    # Upright e: the parser reads \text{e} as Symbol("e"), which parse_latex
+    # maps to E unless e is the integration variable. (A bare e is E already.)
+    return _EULER_E.sub(r"\\text{e}", t)
+
+
+def _rule_roman_letter(t: str) -> str:
+    # \mathrm{x} is x (the parser would make a Symbol named "math{x}").
+    return _ROMAN_LETTER.sub(lambda m: m.group(1) or m.group(2), t)
+
+
+_POLYLOG_CALL = re.compile(
+    r"(?:\\(?:operatorname|text|mathrm) ?\{ ?polylog ?\}|\\?polylog) ?\( ?(\d{1,3}) ?,")
+
+
+def _rule_polylog_call(t: str) -> str:
+    return _POLYLOG_CALL.sub(
+        lambda m: r"\log_{\text{" + FN_PREFIX + "polylog" + m.group(1) + "}}(", t)
+
+
+_GREEK_LIKE = frozenset({
+    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta",
+    "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "pi", "varpi", "rho", "varrho",
+    "sigma", "varsigma", "tau", "upsilon", "phi", "varphi", "chi", "psi", "omega",
+    "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega", "infty",
+})
+
+
+def _rule_implicit_product(t: str) -> str:
+    r"""``x(x)``, ``x^2(x)``, ``\pi(x)`` -> explicit ``\cdot``.
+
+    The grammar reads a letter (or Greek command) followed by a simple
+    parenthesised list as a function call: ``x^2(x)`` is ``x(x)**2`` and,
+    inside an exponent, ``\pi (x+1)`` is ``\pi(x+1)``. An answer has no
+    named functions of its own, so a parenthesis after a letter or digit is
+    a product.
+    """
+    if "(" not in t:
+        return t
+    match = bracket_matches(t)
+    out, pos = [], 0
+    for i, c in enumerate(t):
+        if c != "(" or not i:
+            continue
+        j = i - 1 if t[i - 1] != " " else i - 2
+        if j < 0:
+            continue
+        if t[j] == "}":
+            # x^{2x}(x): a braced superscript, then a parenthesis
+            o = match.get(j)
+            if o is None or o == 0 or t[o - 1 if t[o - 1] != " " else o - 2] != "^":
+                continue
+            out.append(t[pos:i])
+            out.append(r"\cdot ")
+            pos = i
+            continue
+        if not t[j].isalnum():
+            continue
+        k = j
+        while k > 0 and t[k - 1].isalpha():
+            k -= 1
+        if k > 0 and t[k - 1] == "\\" and t[k:j + 1] not in _GREEK_LIKE:
+            continue                          # \Gamma(x), \max(a, b), ...
+        if t[j].isalpha() and k > 0 and t[k - 1] == "_":
+            continue
+        out.append(t[pos:i])
+        out.append(r"\cdot ")
+        pos = i
+    if not out:
+        return t
+    out.append(t[pos:])
+    return "".join(out)
+
+
+_EXP_CARET = re.compile(r"e ?\^")
+
+
+def _rule_exp_power(t: str) -> str:
+    r"""``e^{u}`` -> ``\exp{u}``.
+
+    The parser builds ``e^{u}`` with an *evaluated* ``exp``, which pulls
+    logarithms out of the exponent by their first argument only:
+    ``e^{x + \log_{3} 2}`` became ``2 e^x`` and ``e^{\operatorname{erf}(x)}``
+    became ``x``. ``\exp`` is built unevaluated.
+    """
+    if "e" not in t or "^" not in t:
+        return t
+    match: dict[int, int] | None = None
+    out, pos = [], 0
+    for m in _EXP_CARET.finditer(t):
+        if m.start() < pos:
+            continue
+        k = m.start()
+        while k > 0 and t[k - 1].isalpha():
+            k -= 1
+        if k > 0 and t[k - 1] == "\\":
+            continue                          # inside a command name
+        if match is None:
+            match = bracket_matches(t)
+        end = script_end(t, m.end(), match)
+        if end is None:
+            continue
+        script = t[m.end():end].strip()
+        if script.startswith("{"):
+            script = script[1:-1]
+        out.append(t[pos:m.start()])
+        out.append(r"\exp{" + script + "}")
+        pos = end
+    if not out:
+        return t
+    out.append(t[pos:])
+    return "".join(out)
+
+
+_SLASH_FRACTION = re.compile(r"(?<![\^_\w.}\)\]])(\d+) ?/ ?(\d+)(?![\d.^_])")
+
+
+def _rule_slash_fraction(t: str) -> str:
+    return _SLASH_FRACTION.sub(r"\\frac{\1}{\2}", t)
+
+
+_MIXED = re.compile(r"(?<![\^_\d])(\d+) ?(?=\\frac(?![A-Za-z]))")
+
+
+def _rule_mixed_fraction_guard(t: str) -> str:
+    return _MIXED.sub(r"\1 \\cdot ", t)
+
+
+def _rule_outer_parens(t: str) -> str:
+    # A parenthesis or brace around the whole answer is a grouping, not a
+    # tuple, interval or set; the parser is ~10x slower when it has to decide
+    # that (and {x} alone would be a set).
+    t = t.strip()
+    match = bracket_matches(t)
+    lo, hi = 0, len(t) - 1
+    while lo < hi and t[lo] in "({" and match.get(lo) == hi:
+        lo, hi = lo + 1, hi - 1
+        while lo < hi and t[lo] == " ":
+            lo += 1
+        while hi > lo and t[hi] == " ":
+            hi -= 1
+    return t[lo:hi + 1]
+
+
+# Order matters: spacing before anything that looks at neighbours, \left
+# before brackets are matched, the tail rules before and after the
+# equation split, renaming before argument delimiting.
+_Rule = Callable[[str], str]
+_PIPELINE: list[tuple[str, _Rule]] = [
+    ("unicode", _rule_unicode),
+    ("python_power", _rule_python_power),
+    ("math_delimiters", _rule_math_delimiters),
+    ("displaystyle", _rule_displaystyle),
+    ("spacing", _rule_spacing),
+    ("boxed", _rule_boxed),
+    ("sympy_letter_function", _rule_sympy_letter_functions),
+    ("left_right", _rule_left_right),
+    ("abs_bars", _rule_abs_bars),
+    ("frac_variant", _rule_frac_variant),
+    ("frac_shorthand", _rule_frac_shorthand),
+    ("sqrt_shorthand", _rule_sqrt_shorthand),
+    ("script_braces", _rule_script_braces),
+    ("digit_space", _rule_digit_space),
+    ("trailing_text", _rule_trailing_text),
+]
+_TAIL: list[tuple[str, _Rule]] = [
+    ("trailing_punctuation", _rule_trailing_punctuation),
+    ("strip_dx", _rule_strip_dx),
+    ("trailing_constant", _rule_trailing_constant),
+]
+_AFTER: list[tuple[str, _Rule]] = [
+    ("euler_e", _rule_euler_e),
+    ("roman_letter", _rule_roman_letter),
+    ("polylog_call", _rule_polylog_call),
+]
+_FINAL: list[tuple[str, _Rule]] = [
+    ("exp_power", _rule_exp_power),
+    ("function_arguments", delimit_arguments),
+    ("implicit_product", _rule_implicit_product),
+    ("slash_fraction", _rule_slash_fraction),
+    ("mixed_fraction_guard", _rule_mixed_fraction_guard),
+    ("outer_parens", _rule_outer_parens),
+]
+
+
+def canonicalize_latex(text: str, rules: list[str], symbol: str | None = None) -> str:
+    r"""Rewrite a LaTeX answer into the dialect :func:`parse_latex` reads.
+
+    Appends the name of every rule that changed the text to ``rules``.
+    ``symbol`` (the integration variable) lets the equation rule refuse
+    ``F(t) = ...`` for another variable (see :func:`.equation.equation_rhs`).
+
+    >>> rules = []
+    >>> canonicalize_latex(r"F(x) = \dfrac{x^{2}}{2} + C", rules)
+    '\\frac{x^2}{2}'
+    >>> rules
+    ['frac_variant', 'script_braces', 'trailing_constant', 'lhs_equation']
+    >>> canonicalize_latex(r"\log\left|x\right| \, dx", [])
+    '\\ln{|x|}'
+    """
+    if not isinstance(text, str):
+        raise ParseFailure("latex_error", f"expected text, got {type(text).__name__}")
+    if len(text) > MAX_INPUT_CHARS:
+        raise ParseFailure("too_long", f"{len(text)} characters")
+    fired: list[str] = []
+
+    def run(name: str, rule: _Rule, t: str) -> str:
+        new = rule(t)
+        if new != t and name not in fired:
+            fired.append(name)
+        return new
+
+    def run_tail(t: str) -> str:
+        for _ in range(4):
+            before = t
+            for name, rule in _TAIL:
+                t = run(name, rule, t)
+            if t == before:
+                break
+        return t
+
+    t = collapse_ws(text)
+    for name, rule in _PIPELINE:
+        t = run(name, rule, t)
+    t = run_tail(t)
+    t = run("lhs_equation", lambda u: equation_rhs(u, symbol), t)
+    t = run_tail(t)
+    for name, rule in _AFTER:
+        t = run(name, rule, t)
+    names: set[str] = set()
+    t = rename_functions(t, names)
+    for name in ("operatorname", "bare_function_name", "function_alias", "natural_log",
+                 "special_function"):
+        if name in names:
+            fired.append(name)
+    for name, rule in _FINAL:
+        t = run(name, rule, t)
+    rules.extend(fired)
+    return collapse_ws(t)

@@ -1,0 +1,261 @@
+r"""Function applications in LaTeX: one spelling per function, delimited arguments.
+
+Two rewrites that run last in :func:`~rewards.check.parse.latex_canon.canonicalize_latex`:
+
+* :func:`rename_functions` maps every spelling (``\operatorname{atan}``,
+  ``\text{erf}``, bare ``arcsinh``, ``\sech``) onto a command the grammar
+  reads correctly, or onto a stand-in ``\log_{\text{FN<name>}}`` -- a
+  function token the grammar delimits like any other -- for functions it has
+  no command for; :mod:`rewards.check.parse.latex` turns stand-ins back into
+  SymPy functions.
+* :func:`delimit_arguments` writes every application as ``(\head{ARG})``,
+  because the grammar lets an unparenthesised argument run on through
+  ``\cdot`` and ``/``.
+
+Which names exist and what they mean comes from
+:data:`rewards.check.parse.names.FUNCTIONS`, the table the SymPy-text parser
+reads too.
+"""
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from .latex_scan import CMD_AT, bracket_matches, collapse_ws, script_end
+from .names import FUNCTIONS
+
+# Stand-in for a function the grammar does not know: \log_{\text{FN<name>}}.
+FN_PREFIX = "FN"
+
+# Commands the grammar reads as functions with a delimited argument, by the
+# SymPy function they mean.
+_NATIVE_COMMAND: dict[type[sp.Function], str] = {
+    sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.csc: "csc", sp.sec: "sec", sp.cot: "cot",
+    sp.sinh: "sinh", sp.cosh: "cosh", sp.tanh: "tanh",
+    sp.asin: "arcsin", sp.acos: "arccos", sp.atan: "arctan", sp.acsc: "arccsc",
+    sp.asec: "arcsec", sp.acot: "arccot",
+    sp.asinh: "arcsinh", sp.acosh: "arccosh", sp.atanh: "arctanh",
+}
+_NATIVE = frozenset(_NATIVE_COMMAND.values()) | {"exp", "ln", "log"}
+# Other spellings of the native commands.
+_ALIASES = {name: _NATIVE_COMMAND[f] for name, f in FUNCTIONS.items()
+            if f in _NATIVE_COMMAND and name != _NATIVE_COMMAND[f]}
+# Spellings of functions the grammar does not know -> canonical SymPy name.
+_SPECIAL_NAMES = {name: f.__name__ for name, f in FUNCTIONS.items() if f not in _NATIVE_COMMAND}
+# f^{-1} for special names means the inverse function.
+_SPECIAL_INVERSE = {"sech": "asech", "csch": "acsch", "coth": "acoth"}
+# Bare words (no backslash) we read as functions: only unambiguous ones.
+_BARE_OK = frozenset(n for n in (*_NATIVE, *FUNCTIONS) if len(n) >= 3) | {"ln"}
+# Heads whose argument we delimit ourselves (after renaming, all functions
+# are one of these; stand-ins are \log_{...}).
+HEADS = _NATIVE | {"arsinh", "arcosh", "artanh"}
+# Commands that end an unparenthesised function argument.
+_ARG_STOP_CMDS = frozenset({
+    "cdot", "times", "div", "pm", "mp", "quad", "qquad", "le", "leq", "ge", "geq",
+    "ne", "neq", "approx", "to", "in", "int", "sum", "prod", "lim", "right",
+    "rbrace", "rangle", "end", "text", "mathrm", "operatorname",
+})
+
+
+_FUNC_NAME = re.compile(
+    r"(?P<wrap>\\(?:operatorname\*?|mathrm|text|textrm|textup|textnormal|mathit|rm|mathop)"
+    r" ?\{ ?(?P<wname>[A-Za-z]+) ?\})"
+    r"|\\(?P<cmd>[A-Za-z]+)"
+    r"|(?P<bare>[A-Za-z]+)")
+_LI_ORDER = re.compile(r" ?_ ?(?:\{ ?(\d{1,3}) ?\}|(\d))")
+_INV_POWER = re.compile(r" ?\^ ?(?:\{ ?-1 ?\}|-1)")
+_LOG_SUB = re.compile(r" ?_")
+
+
+def rename_functions(t: str, fired: set[str]) -> str:
+    """Rename every function spelling to one the grammar reads correctly."""
+    out: list[str] = []
+    pos = 0
+    for m in _FUNC_NAME.finditer(t):
+        if m.start() < pos:
+            continue
+        kind = "wrap" if m.group("wrap") else "cmd" if m.group("cmd") else "bare"
+        name = m.group("wname") or m.group("cmd") or m.group("bare")
+        if kind == "bare" and name not in _BARE_OK:
+            continue
+        end = m.end()
+        repl = None
+        if name in _NATIVE or name in _ALIASES:
+            target = _ALIASES.get(name, name)
+            if target == "log" and _LOG_SUB.match(t, end):
+                repl = r"\log"                  # explicit base: \log_2, \log_{10}
+            elif target == "log":
+                repl = r"\ln"
+                fired.add("natural_log")
+            else:
+                repl = "\\" + target
+            if target != name:
+                fired.add("function_alias")
+        elif name in _SPECIAL_NAMES:
+            canon = _SPECIAL_NAMES[name]
+            order = _LI_ORDER.match(t, end) if canon == "Li" else None
+            inv = _INV_POWER.match(t, end) if canon in _SPECIAL_INVERSE else None
+            if order:
+                canon = "polylog" + (order.group(1) or order.group(2))
+                end = order.end()
+            elif inv:
+                canon = _SPECIAL_INVERSE[canon]
+                end = inv.end()
+            repl = r"\log_{\text{" + FN_PREFIX + canon + "}}"
+            fired.add("special_function")
+        if repl is None:
+            continue
+        if kind == "wrap":
+            fired.add("operatorname")
+        elif kind == "bare":
+            fired.add("bare_function_name")
+        out.append(t[pos:m.start()])
+        out.append(repl + (" " if t[end:end + 1].isalnum() else ""))
+        pos = end
+    out.append(t[pos:])
+    return collapse_ws("".join(out))
+
+
+def _scan_bare_argument(s: str, k: int, match: dict[int, int], next_bar: list[int],
+                        apps: dict[int, tuple[int, int, str] | None]) -> int | None:
+    r"""End of an unparenthesised function argument starting at ``k``.
+
+    Consumes factors (letters, digits, groups, scripts, commands such as
+    \frac or \sqrt) and stops at a top-level operator, closing bracket,
+    ``\cdot``/``\times``, another function, or ``e^``. A function as the
+    first factor (``\sin \cos x``) is taken whole, from ``apps``. Returns
+    ``None`` when the argument should be left to the grammar.
+    """
+    n = len(s)
+    i, consumed = k, 0
+    while i < n:
+        c = s[i]
+        if c == " ":
+            i += 1
+        elif c in "{([":
+            j = match.get(i)
+            if j is None:
+                return None
+            i, consumed = j + 1, consumed + 1
+        elif c == "\\":
+            m = CMD_AT.match(s, i)
+            if not m:
+                break
+            name = m.group(1)
+            if name in HEADS:
+                if consumed:
+                    break
+                app = apps.get(i)
+                if app is None:
+                    return None
+                i, consumed = app[1], 1
+                continue
+            if name in _ARG_STOP_CMDS:
+                break
+            i, consumed = m.end(), consumed + 1
+        elif c in "^_":
+            j = script_end(s, i + 1, match)
+            if j is None:
+                return None
+            i, consumed = j, consumed + 1
+        elif c == "|":
+            if consumed:
+                break
+            j = next_bar[i + 1] if i + 1 < n else -1
+            if j < 0:
+                return None
+            i, consumed = j + 1, 1
+        elif c.isalnum() or c == ".":
+            if c == "e" and consumed:
+                rest = s[i + 1:i + 3].lstrip()
+                if rest.startswith("^"):
+                    break
+            i, consumed = i + 1, consumed + 1
+        elif c in "+-" and consumed == 0:
+            i += 1
+        elif c in "!'" and consumed:
+            i += 1
+        else:
+            break
+    if not consumed:
+        return None
+    while i > k and s[i - 1] == " ":
+        i -= 1
+    return i
+
+
+def delimit_arguments(t: str) -> str:
+    r"""Delimit every function application as ``(\head{ARG})``.
+
+    The grammar lets an unparenthesised argument run on through ``\cdot``,
+    ``*`` and ``/``, reads ``\ln{(x)}^{2}`` as ``ln(x**2)``, and is several
+    times slower on ``\sin(x)`` than on ``(\sin{x})``. So:
+
+    * ``\sin x \cdot \cos x`` -> ``(\sin{x}) \cdot (\cos{x})``
+    * ``\ln{(x )}^{2}`` (SymPy's (log x)**2) -> ``(\ln{(x )})^{2}``
+    * ``\sin(x+1)^2`` -> ``(\sin{x+1})^2``
+    * ``\sin \cos x`` -> ``(\sin{(\cos{x})})``
+    """
+    if "\\" not in t:
+        return t
+    match = bracket_matches(t)
+    n = len(t)
+    next_bar = [-1] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        next_bar[i] = i if t[i] == "|" else next_bar[i + 1]
+    heads = [m for m in CMD_AT.finditer(t) if m.group(1) in HEADS]
+    # head start -> (argument start, application end, kind); right to left so
+    # an inner application is known before the one whose argument it is.
+    apps: dict[int, tuple[int, int, str] | None] = {}
+    for m in reversed(heads):
+        j = m.end()
+        for _ in range(2):
+            k = j + 1 if j < n and t[j] == " " else j
+            if k < n and t[k] in "_^":
+                end = script_end(t, k + 1, match)
+                if end is None:
+                    break
+                j = end
+            else:
+                break
+        k = j + 1 if j < n and t[j] == " " else j
+        app: tuple[int, int, str] | None = None
+        if k < n and t[k] in "({":
+            close = match.get(k)
+            if close is not None:
+                app = (k, close + 1, t[k])
+        elif k < n:
+            end = _scan_bare_argument(t, k, match, next_bar, apps)
+            if end is not None and end > k:
+                app = (k, end, "bare")
+        apps[m.start()] = app
+    # (position, order, replaced length, text): at one position, closings
+    # (innermost first), then replacements, then openings (outermost first).
+    edits: list[tuple[int, tuple[int, int], int, str]] = []
+    for head_start, app in apps.items():
+        if app is None:
+            continue
+        arg_start, app_end, kind = app
+        edits.append((head_start, (2, head_start), 0, "("))
+        if kind == "(":
+            edits.append((arg_start, (1, 0), 1, "{"))
+            edits.append((app_end - 1, (1, 0), 1, "}"))
+            edits.append((app_end, (0, -head_start), 0, ")"))
+        elif kind == "{":
+            edits.append((app_end, (0, -head_start), 0, ")"))
+        else:
+            edits.append((arg_start, (2, head_start), 0, "{"))
+            edits.append((app_end, (0, -head_start), 0, "})"))
+    if not edits:
+        return t
+    edits.sort(key=lambda e: (e[0], e[1]))
+    out, pos = [], 0
+    for start, _order, length, text in edits:
+        if start < pos:            # overlapping edit: give up, keep the text
+            return t
+        out.append(t[pos:start])
+        out.append(text)
+        pos = start + length
+    out.append(t[pos:])
+    return "".join(out)

@@ -1,0 +1,151 @@
+r"""LaTeX for the special functions the grammar has no syntax for.
+
+``sympy.latex`` prints elliptic integrals and hypergeometric functions with
+notation latex2sympy2_extended cannot read: ``F\left(\phi\middle| m\right)``,
+``E\left(m\right)``, ``\Pi\left(n; \phi\middle| m\right)``,
+``{}_{2}F_{1}\left(\begin{matrix} a, b \\ c \end{matrix}\middle| z \right)``.
+A sixth of the Rubi antiderivatives contain them. Before the main parse each
+such call is lifted out of the text: its arguments are parsed on their own
+(recursively, with the same parser) and the call is replaced by a placeholder
+symbol that the caller substitutes back.
+
+>>> import sympy as sp
+>>> text, calls = lift_special_calls(r"2 F\left(x\middle| \frac{1}{2}\right) + x")
+>>> text
+'2 \\Omega_{9000} + x'
+>>> calls[0].name, calls[0].args
+('elliptic_f', ['x', '\\frac{1}{2}'])
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..errors import ParseFailure
+
+MAX_CALLS = 20
+PLACEHOLDER = r"\Omega_{{{}}}"
+_FIRST_PLACEHOLDER = 9000
+
+# Elliptic: F, E, K and \Pi followed by \left( ; hypergeometric: {}_{p}F_{q}\left(
+_HEAD = re.compile(
+    r"(?P<hyper>\{\}_\{?(?P<p>\d)\}?F_\{?(?P<q>\d)\}?\s*\\left\s*\()"
+    r"|(?<![A-Za-z\\])(?P<ell>[FEK]|\\Pi)\s*\\left\s*\(")
+_TOKEN = re.compile(r"\\left\b|\\right\b|\\middle\s*\|")
+
+
+@dataclass
+class SpecialCall:
+    name: str  # elliptic_f | elliptic_e | elliptic_k | elliptic_pi | hyper
+    args: list[str]  # LaTeX of each argument (hyper: "a1,a2", "b1", "z")
+    placeholder: str  # symbol name the main parse produces for this call
+
+
+def _close(text: str, start: int) -> tuple[int, list[int]]:
+    r"""Index just past the ``\right)`` matching the ``\left(`` whose content
+    starts at ``start``, and the positions of top-level ``\middle|``."""
+    depth, middles = 1, []
+    for m in _TOKEN.finditer(text, start):
+        token = m.group(0)
+        if token.startswith("\\left"):
+            depth += 1
+        elif token.startswith("\\right"):
+            depth -= 1
+            if depth == 0:
+                rest = text[m.end():].lstrip()
+                if not rest.startswith(")"):
+                    raise ParseFailure("latex_error", "special function call not closed by )")
+                return m.start(), middles
+        elif depth == 1:
+            middles.append(m.start())
+    raise ParseFailure("latex_error", "unbalanced \\left( in a special function call")
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    parts, depth, last = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "{(":
+            depth += 1
+        elif ch in "})":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[last:i])
+            last = i + 1
+    parts.append(text[last:])
+    return [p.strip() for p in parts]
+
+
+def _arguments(kind: str, inner: str, middles: list[int], offset: int) -> tuple[str, list[str]]:
+    if middles:
+        cut = middles[0] - offset
+        before = inner[:cut]
+        after = _TOKEN.sub("", inner[cut:], count=1).strip()
+    else:
+        before, after = inner, None
+    if kind == "hyper":
+        matrix = re.fullmatch(r"\s*\\begin\{matrix\}(.*)\\\\(.*)\\end\{matrix\}\s*", before,
+                              re.S)
+        if matrix is None or after is None:
+            raise ParseFailure("latex_error", "unreadable hypergeometric call")
+        return "hyper", [matrix.group(1).strip(), matrix.group(2).strip(), after]
+    if kind == "F" and after is not None:
+        return "elliptic_f", [before.strip(), after]
+    if kind == "E":
+        return ("elliptic_e", [before.strip(), after]) if after is not None else \
+            ("elliptic_e", [before.strip()])
+    if kind == "K" and after is None:
+        return "elliptic_k", [before.strip()]
+    if kind == "\\Pi":
+        head = _split_top(before, ";")
+        if after is not None and len(head) == 2:
+            return "elliptic_pi", [head[0], head[1], after]
+        if after is not None and len(head) == 1:
+            return "elliptic_pi", [head[0], after]
+    raise ParseFailure("latex_error", f"unreadable special function call {kind}")
+
+
+def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
+    """Replace each special-function call by a placeholder symbol."""
+    calls: list[SpecialCall] = []
+    out, pos = [], 0
+    while True:
+        m = _HEAD.search(text, pos)
+        if m is None:
+            break
+        kind = "hyper" if m.group("hyper") else m.group("ell")
+        if kind == "F" and "\\middle" not in text[m.end():]:
+            # F\left(x\right) is how a model writes "F(x) = ...", not an
+            # elliptic integral (which always has a \middle| in sympy.latex).
+            pos = m.end()
+            continue
+        if len(calls) >= MAX_CALLS:
+            raise ParseFailure("too_many_nodes", "too many special function calls")
+        end, middles = _close(text, m.end())
+        inner = text[m.end():end]
+        name, args = _arguments(kind, inner, middles, m.end())
+        placeholder = PLACEHOLDER.format(_FIRST_PLACEHOLDER + len(calls))
+        calls.append(SpecialCall(name, args, placeholder.replace("\\", "")))
+        # Drop "\right" and the ")" after it.
+        close = text.index(")", end) + 1
+        out.append(text[pos:m.start()])
+        out.append(" " + placeholder + " " if kind != "hyper" else placeholder)
+        pos = close
+    if not calls:
+        return text, []
+    out.append(text[pos:])
+    return "".join(out).strip().replace("  ", " "), calls
+
+
+def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
+    """The SymPy expression for a lifted call, its arguments parsed by ``parse``."""
+    if call.name == "hyper":
+        upper = [parse(a) for a in _split_top(call.args[0], ",") if a]
+        lower = [parse(b) for b in _split_top(call.args[1], ",") if b]
+        return sp.hyper(upper, lower, parse(call.args[2]))
+    args = [parse(a) for a in call.args]
+    function = {"elliptic_f": sp.elliptic_f, "elliptic_e": sp.elliptic_e,
+                "elliptic_k": sp.elliptic_k, "elliptic_pi": sp.elliptic_pi}[call.name]
+    return function(*args)

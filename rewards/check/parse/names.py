@@ -1,0 +1,78 @@
+"""Names and size limits shared by both answer parsers (LaTeX and SymPy text).
+
+One table says which function names an answer may use and what SymPy function
+each spelling means, so ``\\operatorname{arcsinh}``, ``asinh(x)`` and
+``\\sinh^{-1}`` can never disagree between the two syntaxes; one set of limits
+bounds what evaluating a parsed answer may cost.
+"""
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+# --- limits ----------------------------------------------------------------
+# |numeric exponent| of a power of the variable (x^{1000}); powers of a
+# constant base are bounded by the cost of the number they make instead.
+MAX_EXPONENT = 1000
+# n!, Gamma(n), binomial(n, k) with a constant n are computed exactly.
+MAX_FACTORIAL_ARG = 1000
+
+# --- one-argument functions, by every spelling a model uses ----------------
+# The canonical SymPy class name (``FUNCTIONS[s].__name__``) is what the LaTeX
+# parser writes into its stand-ins, so it must round-trip through this table.
+FUNCTIONS: dict[str, type[sp.Function]] = {
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc,
+    "tg": sp.tan, "ctg": sp.cot, "cotg": sp.cot, "cosec": sp.csc,
+    "asin": sp.asin, "acos": sp.acos, "atan": sp.atan, "acot": sp.acot, "asec": sp.asec,
+    "acsc": sp.acsc,
+    "arcsin": sp.asin, "arccos": sp.acos, "arctan": sp.atan, "arccot": sp.acot,
+    "arcsec": sp.asec, "arccsc": sp.acsc, "arctg": sp.atan,
+    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "coth": sp.coth, "sech": sp.sech,
+    "csch": sp.csch, "cosech": sp.csch,
+    "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "acoth": sp.acoth,
+    "asech": sp.asech, "acsch": sp.acsch,
+    "arcsinh": sp.asinh, "arsinh": sp.asinh, "argsinh": sp.asinh,
+    "arccosh": sp.acosh, "arcosh": sp.acosh, "argcosh": sp.acosh,
+    "arctanh": sp.atanh, "artanh": sp.atanh, "argtanh": sp.atanh,
+    "arccoth": sp.acoth, "arcoth": sp.acoth,
+    "arcsech": sp.asech, "arsech": sp.asech,
+    "arccsch": sp.acsch, "arcsch": sp.acsch, "arcosech": sp.acsch,
+    "erf": sp.erf, "erfc": sp.erfc, "erfi": sp.erfi,
+    "Ei": sp.Ei, "li": sp.li, "Li": sp.Li, "Si": sp.Si, "Ci": sp.Ci, "Shi": sp.Shi,
+    "Chi": sp.Chi, "fresnels": sp.fresnels, "fresnelc": sp.fresnelc,
+    "sign": sp.sign, "sgn": sp.sign, "LambertW": sp.LambertW,
+}
+# Canonical name -> function, for rebuilding the LaTeX parser's stand-ins.
+BY_CANONICAL_NAME: dict[str, type[sp.Function]] = {f.__name__: f for f in FUNCTIONS.values()}
+
+# --- the integration variable ---------------------------------------------
+_VARIABLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,15}\Z")
+
+
+def valid_variable_name(name: object) -> bool:
+    """Whether ``name`` can be the integration variable: a short identifier
+    that is not a function name (a dataset's per-row symbol column is data,
+    and a bad value must be a verdict, not a crash).
+
+    >>> valid_variable_name("t"), valid_variable_name("x y"), valid_variable_name("sin")
+    (True, False, False)
+    """
+    return (isinstance(name, str) and bool(_VARIABLE_NAME.match(name)) and "__" not in name
+            and name not in FUNCTIONS)
+
+
+# --- the constant of integration -------------------------------------------
+# Only these names may appear besides the variable (and the integrand's own
+# parameters), and only as additive terms: ``x**2/2 + C`` is fine, ``C*x`` and
+# ``x**2/2 + y`` are not. Both parsers and the normalizer read this one rule.
+_CONSTANT_NAME = re.compile(r"^(?:C|c|K)(?:_?\{?\d{1,2}\}?)?$|^const(?:ant)?$")
+
+
+def is_constant_name(name: str) -> bool:
+    """Whether a symbol name reads as an integration constant.
+
+    >>> is_constant_name("C_1"), is_constant_name("K"), is_constant_name("y")
+    (True, True, False)
+    """
+    return bool(_CONSTANT_NAME.match(name))

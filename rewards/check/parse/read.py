@@ -1,0 +1,118 @@
+r"""Answer or integrand text, in LaTeX or SymPy syntax, to a SymPy expression.
+
+The two parsers (:mod:`.latex`, :mod:`.sympy_text`) share one table of
+function names and limits (:mod:`.names`) and one equation rule
+(:mod:`.equation`); this module picks the parser, records what it did as a
+stage, and reads the LaTeX parts the grammar cannot (special-function calls
+lifted out by :mod:`.latex_special`, the imaginary unit).
+"""
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any
+
+import sympy as sp
+
+from ..errors import ParseFailure
+from ..result import StageRecord, ms_since, show
+from .latex import canonicalize_latex, parse_latex
+from .latex_special import build_call, lift_special_calls
+from .sympy_text import parse_sympy_text
+
+# Integrands come from datasets, not from the policy, but they go through the
+# same safe parser with roomier limits.
+_INTEGRAND_LIMITS = {"max_chars": 20_000, "max_depth": 200, "max_nodes": 20_000}
+
+# Refusals of the safe SymPy-syntax parser that are final in auto mode: the
+# text IS Python syntax, refused for what it contains. Anything else (a
+# syntax error, non-ASCII, x(x+1) read as a call) may still be LaTeX.
+_FINAL_SYMPY_REASONS = frozenset({
+    "forbidden_name", "forbidden_syntax", "forbidden_attribute", "forbidden_string",
+    "forbidden_keyword_arg", "bad_constant", "number_too_large", "exponent_too_large",
+    "too_deep", "too_many_nodes", "too_long", "non_finite", "slow_constant", "math_error",
+    "resource_error",
+})
+
+
+def looks_like_sympy_syntax(text: str) -> bool:
+    # Answers inside <answer> tags are usually Python syntax (x**2/2);
+    # backslashes and braces only occur in LaTeX.
+    return "\\" not in text and "{" not in text
+
+
+def parse_answer(text: str, syntax: str, symbol: str, stages: list[StageRecord],
+                 role: str = "candidate") -> sp.Expr:
+    """Parse ``text`` as ``syntax`` (auto | latex | sympy), appending a
+    ``<role>_parse`` stage; raises :class:`ParseFailure` with the first
+    parser's reason when no reading works."""
+    start = time.perf_counter()
+    rules: list[str] = []
+    data: dict[str, Any] = {"in": text}
+    order = [syntax] if syntax != "auto" else (
+        ["sympy", "latex"] if looks_like_sympy_syntax(text) else ["latex"])
+    failure: ParseFailure | None = None
+    for parser in order:
+        try:
+            if parser == "sympy":
+                expr = parse_sympy_text(text, symbol)
+            else:
+                expr, data["canonical"] = parse_latex_text(text, symbol, rules)
+        except ParseFailure as exc:
+            failure = failure or exc
+            data.setdefault("attempts", []).append({"parser": parser, "reason": exc.reason,
+                                                    "message": exc.message[:300]})
+            if parser == "sympy" and exc.reason in _FINAL_SYMPY_REASONS:
+                # The text is Python syntax the safe parser refused on purpose
+                # (code, huge numbers, oo/nan): a looser reading as LaTeX must
+                # not paper over that (x**2/2 if __import__(...) else 0 would
+                # lose its "if" clause and pass).
+                break
+            continue
+        data.update(parser=parser, rules_applied=rules, out=show(expr),
+                    free_symbols=sorted(s.name for s in expr.free_symbols))
+        stages.append(StageRecord(f"{role}_parse", ms=ms_since(start), data=data))
+        return expr
+    assert failure is not None
+    data.update(reason=failure.reason, rules_applied=rules)
+    stages.append(StageRecord(f"{role}_parse", status="fail", ms=ms_since(start), data=data))
+    raise failure
+
+
+def _imaginary_unit(expr: sp.Expr, symbol: str, rules: list[str]) -> sp.Expr:
+    # LaTeX has no separate imaginary-unit token: sympy.latex prints I as
+    # "i", and so do models writing complex-form antiderivatives. A free i
+    # (or I) is the unit unless it is the integration variable.
+    unit = [s for s in expr.free_symbols if s.name in ("i", "I") and s.name != symbol]
+    if not unit:
+        return expr
+    rules.append("imaginary_i")
+    return expr.xreplace({s: sp.I for s in unit})
+
+
+def parse_latex_text(text: str, symbol: str, rules: list[str],
+                     depth: int = 0) -> tuple[sp.Expr, str]:
+    """Canonicalize and parse LaTeX, with special-function calls (elliptic,
+    hypergeometric) lifted out and their arguments parsed recursively."""
+    lifted, calls = lift_special_calls(text)
+    canonical = canonicalize_latex(lifted, rules, symbol)
+    expr = _imaginary_unit(parse_latex(canonical, symbol), symbol, rules)
+    if calls:
+        if depth >= 3:
+            raise ParseFailure("too_deep", "special function calls nested too deep")
+        rules.append("special_function_call")
+
+        def parse_argument(argument: str) -> sp.Expr:
+            return parse_latex_text(argument, symbol, [], depth + 1)[0]
+
+        expr = expr.xreplace({sp.Symbol(c.placeholder): build_call(c, parse_argument)
+                              for c in calls})
+    return expr, canonical
+
+
+@functools.lru_cache(maxsize=2048)
+def parse_integrand(text: str, kind: str, symbol: str) -> sp.Expr:
+    """An integrand from a dataset (cached: GRPO sends each one 8+ times)."""
+    if kind == "latex":
+        return parse_latex_text(text, symbol, [])[0]
+    return parse_sympy_text(text, symbol, **_INTEGRAND_LIMITS)

@@ -1,0 +1,376 @@
+"""The staged antiderivative checker: is F an antiderivative of f?
+
+Symbolic-first: differentiate the candidate with SymPy and compare it with
+the integrand, through stages that each leave a record, in this order:
+
+    candidate_extract (responses only) -> candidate_parse -> integrand_parse
+    -> constants / residual_symbols -> normalize -> differentiate
+    -> differentiable -> residual_symbols (after) -> structural
+    -> numeric_screen -> numeric_confirm -> symbolic_confirm
+    [-> invisible_terms | numeric_accept]
+
+``result.stages[-1]`` is, by construction, the stage that decided (or broke).
+The function is pure (no I/O, no globals beyond caches of parsed integrands)
+and never raises: bad input is a verdict with a reason.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any, Literal
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from .errors import ParseFailure
+from .extract import BoxPolicy, Extraction, ExtractionStatus, extract_answer
+from .normalize import bind_real, drop_additive_constants, normalize
+from .numeric import NumericComparer
+from .parse import parse_answer, parse_integrand
+from .parse.names import is_constant_name, valid_variable_name
+from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since, show
+from .symbolic import symbolic_zero, zero_almost_everywhere
+from .timebox import Deadline, StepTimeout, time_limit
+
+# Every stage name a CheckResult can hold, in the order the stages run.
+STAGES = ("symbol", "candidate_extract", "candidate_ingest", "candidate_parse", "integrand_parse",
+          "constants", "residual_symbols", "normalize", "differentiate", "differentiable",
+          "structural", "numeric_screen", "numeric_confirm", "symbolic_confirm",
+          "invisible_terms", "numeric_accept", "resources", "deadline", "unexpected",
+          # set by the worker pool for samples no worker reported on
+          "pool", "watchdog", "worker_crash")
+
+InputKind = Literal["response", "latex", "sympy", "expr"]
+AnswerSyntax = Literal["auto", "latex", "sympy"]
+
+# Share of the remaining budget the symbolic ladder may use; the rest is
+# kept for the high-precision numeric confirmation of an unproven answer.
+_SYMBOLIC_SHARE = 0.75
+# Functions whose branch cuts can make a correct real-line answer disagree
+# with the integrand at complex points.
+_BRANCHY = (sp.log, sp.Pow, sp.atan, sp.asin, sp.acos, sp.acot, sp.asinh, sp.acosh, sp.atanh,
+            sp.acoth, sp.asec, sp.acsc)
+
+
+class _Decided(Exception):
+    """Carries an early verdict out of the stage sequence."""
+
+    def __init__(self, verdict: Verdict, reason: str, **detail: Any) -> None:
+        super().__init__(reason)
+        self.verdict = verdict
+        self.detail = {"reason": reason, **detail}
+
+
+def extraction_stage(extraction: Extraction, ms: float) -> StageRecord:
+    """The ``candidate_extract`` record, the same whether the checker or the
+    reward (which extracts in the parent to deduplicate answers) extracted."""
+    ok = extraction.status is ExtractionStatus.OK
+    data = {"n_matches": extraction.n_matches, "chosen_index": extraction.chosen_index,
+            "source": extraction.source, "chosen": extraction.value}
+    if not ok:
+        data.update(reason=extraction.status.value, message=extraction.detail)
+    return StageRecord("candidate_extract", "ok" if ok else "fail", ms, data)
+
+
+def unextracted_result(record: StageRecord) -> CheckResult:
+    """The verdict for a response whose answer could not be extracted."""
+    reason = record.data["reason"]
+    return CheckResult(Verdict.UNPARSEABLE, "candidate_extract", [record],
+                       {"reason": reason, "message": record.data.get("message", ""),
+                        "total_ms": round(record.ms, 3)})
+
+
+def _ingest_candidate(candidate: Any, kind: str, symbol: str, stages: list[StageRecord],
+                      box_policy: BoxPolicy | str, math_fallback: bool,
+                      answer_syntax: str) -> sp.Expr:
+    if isinstance(candidate, sp.Expr) or kind == "expr":
+        if not isinstance(candidate, sp.Expr):
+            raise ParseFailure("not_an_expression", f"expected a SymPy Expr, got "
+                                                    f"{type(candidate).__name__}")
+        stages.append(StageRecord("candidate_ingest", data={"kind": "expr",
+                                                            "out": show(candidate)}))
+        return candidate
+    if kind == "response":
+        start = time.perf_counter()
+        extraction = extract_answer(candidate, policy=box_policy, math_fallback=math_fallback)
+        stages.append(extraction_stage(extraction, ms_since(start)))
+        if extraction.status is not ExtractionStatus.OK:
+            raise ParseFailure(extraction.status.value, extraction.detail)
+        candidate = extraction.value
+        kind = answer_syntax
+    if not isinstance(candidate, str):
+        raise ParseFailure("not_text", f"candidate is {type(candidate).__name__}")
+    if not candidate.strip():
+        raise ParseFailure("empty", "no candidate text")
+    return parse_answer(candidate, kind, symbol, stages, "candidate")
+
+
+def _ingest_integrand(integrand: Any, kind: str, symbol: str,
+                      stages: list[StageRecord]) -> sp.Expr:
+    start = time.perf_counter()
+    try:
+        if isinstance(integrand, sp.Expr):
+            expr = integrand
+        elif not isinstance(integrand, str) or not integrand.strip():
+            raise ParseFailure("integrand_missing", "no integrand given")
+        else:
+            expr = parse_integrand(integrand, "latex" if kind == "latex" else "sympy", symbol)
+    except ParseFailure as exc:
+        stages.append(StageRecord("integrand_parse", status="fail", ms=ms_since(start),
+                                  data={"in": str(integrand)[:300], "reason": exc.reason,
+                                        "message": exc.message[:300]}))
+        # Not the model's fault: a CHECKER_ERROR, which shaping can leave
+        # out of the gradient, rather than a penalty on the policy.
+        reason = exc.reason if exc.reason.startswith("integrand_") else "integrand_unparseable"
+        raise _Decided(Verdict.CHECKER_ERROR, reason, message=exc.message) from None
+    stages.append(StageRecord("integrand_parse", ms=ms_since(start), data={"out": show(expr)}))
+    return expr
+
+
+def check_antiderivative(
+    candidate: str | sp.Expr,
+    integrand: str | sp.Expr,
+    *,
+    symbol: str = "x",
+    timeout_s: float = 10.0,
+    input_kind: InputKind = "latex",
+    integrand_kind: InputKind = "sympy",
+    box_policy: BoxPolicy | str = BoxPolicy.LAST,
+    math_fallback: bool = False,
+    answer_syntax: AnswerSyntax = "auto",
+    proof_budget_s: float = 2.0,
+) -> CheckResult:
+    """Decide whether ``candidate`` is an antiderivative of ``integrand``.
+
+    ``input_kind`` selects how ``candidate`` is read:
+      response -- raw model output; the answer is extracted first
+                  (``\\boxed{}``/``\\fbox{}``, else ``<answer>`` tags; the
+                  last math block only with ``math_fallback=True``), then
+                  parsed as ``answer_syntax`` (auto: SymPy syntax when the
+                  text has no backslash or brace, else LaTeX)
+      latex    -- already-extracted LaTeX
+      sympy    -- a Python/SymPy-syntax string (parsed without eval)
+      expr     -- an existing SymPy Expr
+
+    ``timeout_s`` bounds the whole check from inside this process (signal
+    timers on a main thread, cooperative checks elsewhere). Once the strict
+    numeric test has passed, the symbolic proof gets at most
+    ``proof_budget_s``: it then only decides symbolic vs numeric-only.
+
+    >>> check_antiderivative(r"\\frac{x^{2}}{2} + C", "x").verdict.value
+    'CORRECT'
+    >>> check_antiderivative(r"\\boxed{-\\cos x + C}", "sin(x)", input_kind="response").correct
+    True
+    >>> check_antiderivative("x**2/2 + y", "x", input_kind="sympy").reason
+    'residual_symbols'
+    """
+    stages: list[StageRecord] = []
+    started = time.perf_counter()
+    deadline = Deadline(timeout_s)
+
+    def finish(verdict: Verdict, stage: str, detail: dict[str, Any] | None = None,
+               confidence: Confidence = Confidence.NONE) -> CheckResult:
+        detail = dict(detail or {})
+        detail["total_ms"] = round(ms_since(started), 3)
+        return CheckResult(verdict, stage, stages, detail, confidence)
+
+    try:
+        with time_limit(max(timeout_s, 1e-3)):
+            return _run_stages(candidate, integrand, symbol, input_kind, integrand_kind,
+                               box_policy, math_fallback, answer_syntax, proof_budget_s, stages,
+                               deadline, finish)
+    except _Decided as decided:
+        return finish(decided.verdict, stages[-1].stage if stages else "candidate_ingest", decided.detail)
+    except ParseFailure as exc:
+        return finish(Verdict.UNPARSEABLE, stages[-1].stage if stages else "candidate_ingest",
+                      {"reason": exc.reason, "message": exc.message[:500]})
+    except StepTimeout:
+        stage = stages[-1].stage if stages else "candidate_ingest"
+        stages.append(StageRecord("deadline", status="fail",
+                                  data={"timeout_s": timeout_s, "after_stage": stage}))
+        return finish(Verdict.TIMEOUT, "deadline", {"reason": "timeout", "timeout_s": timeout_s})
+    except (RecursionError, MemoryError) as exc:
+        # Pathological input, not a checker bug: a deep tree or a huge
+        # expansion. The answer could not be judged in the resources given.
+        stages.append(StageRecord("resources", status="fail",
+                                  data={"error": type(exc).__name__}))
+        return finish(Verdict.UNPARSEABLE, "resources", {"reason": "too_complex",
+                                                         "message": type(exc).__name__})
+    except Exception as exc:  # noqa: BLE001 - a bug in us must not reach the trainer
+        stages.append(StageRecord("unexpected", status="fail",
+                                  data={"error": f"{type(exc).__name__}: {exc}"[:500]}))
+        return finish(Verdict.CHECKER_ERROR, "unexpected",
+                      {"reason": "exception", "error": f"{type(exc).__name__}: {exc}"[:500],
+                       "traceback": traceback.format_exc()[-4000:]})
+
+
+def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_policy,
+                math_fallback, answer_syntax, proof_budget_s, stages, deadline,
+                finish) -> CheckResult:
+    # --- the variable: data from the dataset, so a bad one is our error ----
+    if not valid_variable_name(symbol):
+        stages.append(StageRecord("symbol", status="fail", data={"symbol": repr(symbol)[:60]}))
+        return finish(Verdict.CHECKER_ERROR, "symbol",
+                      {"reason": "invalid_symbol", "symbol": repr(symbol)[:60]})
+    # --- ingest -----------------------------------------------------------
+    candidate_expr = _ingest_candidate(candidate, input_kind, symbol, stages, box_policy,
+                                       math_fallback, answer_syntax)
+    integrand_expr = _ingest_integrand(integrand, integrand_kind, symbol, stages)
+    deadline.check()
+
+    # --- constants: checked BEFORE differentiating ------------------------
+    # ``x**2/2 + y`` differentiates to the right thing, yet y is not the
+    # variable and not an integration constant: a free parameter the policy
+    # could use to smuggle anything in. Only additive constants may go.
+    start = time.perf_counter()
+    params = {s.name for s in integrand_expr.free_symbols if s.name != symbol}
+    rules: list[str] = []
+    candidate_expr = drop_additive_constants(candidate_expr, params, rules)
+    extra = sorted(s.name for s in candidate_expr.free_symbols
+                   if s.name != symbol and s.name not in params)
+    if extra:
+        kind = ("misplaced_constant" if all(is_constant_name(n) for n in extra)
+                else "extra_symbols")
+        stages.append(StageRecord("residual_symbols", status="fail", ms=ms_since(start),
+                                  data={"symbols": extra, "kind": kind, "when": "before_diff"}))
+        return finish(Verdict.WRONG, "residual_symbols",
+                      {"reason": "residual_symbols", "symbols": extra})
+    if candidate_expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        stages.append(StageRecord("constants", status="fail", ms=ms_since(start),
+                                  data={"reason": "non_finite"}))
+        return finish(Verdict.WRONG, "constants", {"reason": "non_finite"})
+    stages.append(StageRecord("constants", ms=ms_since(start),
+                              data={"rules_applied": rules, "parameters": sorted(params)}))
+
+    # --- real symbol + normalize ------------------------------------------
+    start = time.perf_counter()
+    real_symbol = sp.Symbol(symbol, real=True)
+    # Parameters are taken real and positive, the usual reading of "a" in a
+    # table of integrals; the numeric screen samples them at fixed values.
+    param_symbols = {p: sp.Symbol(p, positive=True) for p in params}
+    rules = ["bind_real_symbol"]
+    mapping = {s: param_symbols[s.name] for s in integrand_expr.free_symbols
+               if s.name in param_symbols}
+    candidate_expr = bind_real(candidate_expr.xreplace(
+        {s: param_symbols[s.name] for s in candidate_expr.free_symbols
+         if s.name in param_symbols}), symbol, real_symbol)
+    integrand_expr = bind_real(integrand_expr.xreplace(mapping), symbol, real_symbol)
+    try:
+        candidate_expr = normalize(candidate_expr, rules)
+        integrand_expr = normalize(integrand_expr, [])
+    except ParseFailure as exc:
+        stages.append(StageRecord("normalize", status="fail", ms=ms_since(start),
+                                  data={"rules_applied": rules, "reason": exc.reason}))
+        raise
+    stages.append(StageRecord("normalize", ms=ms_since(start),
+                              data={"rules_applied": rules, "out": show(candidate_expr)}))
+    deadline.check()
+
+    # --- differentiate ----------------------------------------------------
+    # Symbolic, not numeric: exact across branch cuts, needs no analyticity,
+    # and additive integration constants vanish here for free.
+    start = time.perf_counter()
+    derivative = sp.diff(candidate_expr, real_symbol)
+    stages.append(StageRecord("differentiate", ms=ms_since(start),
+                              data={"out": show(derivative)}))
+
+    # --- what differentiation could not do --------------------------------
+    # Derivative(floor(x), x) or an undefined F(x): no derivative to compare,
+    # and nothing a numeric screen could evaluate.
+    undefined = sorted({str(f.func) for f in derivative.atoms(AppliedUndef)})
+    if derivative.has(sp.Derivative) or undefined:
+        reason = "undefined_function" if undefined else "not_differentiable"
+        stages.append(StageRecord("differentiable", status="fail",
+                                  data={"reason": reason, "functions": undefined}))
+        return finish(Verdict.WRONG, "differentiable", {"reason": reason})
+
+    # --- residual free symbols after differentiation ----------------------
+    allowed = {real_symbol, *param_symbols.values()}
+    extra_after = sorted(s.name for s in derivative.free_symbols if s not in allowed)
+    if extra_after:
+        stages.append(StageRecord("residual_symbols", status="fail",
+                                  data={"symbols": extra_after, "when": "after_diff"}))
+        return finish(Verdict.WRONG, "residual_symbols",
+                      {"reason": "residual_symbols", "symbols": extra_after})
+    deadline.check()
+
+    # --- structural zero --------------------------------------------------
+    start = time.perf_counter()
+    residual = derivative - integrand_expr
+    structural = zero_almost_everywhere(residual)
+    stages.append(StageRecord("structural", ms=ms_since(start), data={"is_zero": structural}))
+    if structural:
+        return finish(Verdict.CORRECT, "structural", {"reason": "structural"},
+                      Confidence.SYMBOLIC)
+
+    # --- numeric screen ---------------------------------------------------
+    start = time.perf_counter()
+    ordered_params = sorted(param_symbols.values(), key=lambda s: s.name)
+    comparer = NumericComparer(derivative, integrand_expr, real_symbol, ordered_params, deadline)
+    screen = comparer.screen()
+    if (screen["decision"] in ("nonzero", "inconclusive") and comparer.mode == "complex"
+            and (derivative.has(*_BRANCHY) or integrand_expr.has(*_BRANCHY))):
+        # A correct real-line answer can sit on another branch of sqrt/log
+        # than the integrand off the real axis; judge it on the real line
+        # (points straddling zero, so a half-line match still fails).
+        real = NumericComparer(derivative, integrand_expr, real_symbol, ordered_params,
+                               deadline, mode="real")
+        real_screen = real.screen()
+        screen["real_fallback"] = real_screen["decision"]
+        if real_screen["decision"] in ("zero", "zero_low"):
+            comparer, screen = real, {**real_screen, "complex_decision": screen["decision"]}
+    stages.append(StageRecord("numeric_screen", ms=ms_since(start), data=screen))
+    if screen["decision"] == "nonzero":
+        return finish(Verdict.WRONG, "numeric_screen",
+                      {"reason": "numeric_mismatch",
+                       "worst_rel_residual": screen["worst_rel_residual"]})
+
+    # --- numeric confirm, then symbolic proof ----------------------------
+    # The strict multi-precision test (60 and 120 digits) comes first: it
+    # costs tens of milliseconds, rejects hidden tiny terms (1e-30 x) before
+    # any expensive simplification, and once it passes, the proof only
+    # decides between a symbolic and a numeric-only accept, so it gets a
+    # bounded budget instead of everything that is left.
+    confirm: dict[str, Any] = {"decision": "inconclusive"}
+    if screen["decision"] in ("zero_low", "zero"):
+        start = time.perf_counter()
+        confirm = comparer.confirm_zero()
+        stages.append(StageRecord("numeric_confirm", status="ok" if confirm["decision"] == "zero"
+                                  else "fail", ms=ms_since(start), data=confirm))
+        if confirm["decision"] == "nonzero":
+            return finish(Verdict.WRONG, "numeric_confirm",
+                          {"reason": "numeric_mismatch",
+                           "worst_rel_residual": confirm["worst_rel_residual"]})
+
+    start = time.perf_counter()
+    numerically_sure = confirm["decision"] == "zero"
+    budget = deadline.remaining() * _SYMBOLIC_SHARE
+    if numerically_sure:
+        budget = min(budget, proof_budget_s)
+    proof = symbolic_zero(residual, Deadline(budget))
+    stages.append(StageRecord("symbolic_confirm", status="ok" if proof["proved"] else "fail",
+                              ms=ms_since(start), data=proof))
+    if proof["proved"]:
+        return finish(Verdict.CORRECT, "symbolic_confirm", {"reason": f"proved_by_{proof['by']}"},
+                      Confidence.SYMBOLIC)
+    if numerically_sure:
+        hidden = comparer.invisible_terms(derivative, real_symbol, ordered_params)
+        if hidden:
+            stages.append(StageRecord("invisible_terms", status="fail",
+                                      data={"terms": hidden[:5], "n": len(hidden)}))
+            return finish(Verdict.WRONG, "invisible_terms", {"reason": "invisible_terms"})
+        # Record the deciding evidence last, as the trace convention wants.
+        stages.append(StageRecord("numeric_accept", data={
+            "decision": "zero", "levels": confirm["levels"],
+            "worst_rel_residual": confirm["worst_rel_residual"],
+            "symbolic_outcome": proof["outcome"]}))
+        return finish(Verdict.CORRECT, "numeric_accept",
+                      {"reason": "numeric_only", "symbolic_outcome": proof["outcome"]},
+                      Confidence.NUMERIC_ONLY)
+    if proof["outcome"] in ("timeout", "partial_timeout") or deadline.expired():
+        return finish(Verdict.TIMEOUT, "symbolic_confirm", {"reason": "timeout"})
+    # Neither evaluable nor provable: never accept what nothing supports.
+    return finish(Verdict.WRONG, "symbolic_confirm", {"reason": "unverifiable"})
+
+
+__all__ = ["check_antiderivative"]

@@ -1,0 +1,155 @@
+"""Result types of the checker: verdicts, confidence, stage records.
+
+Every check returns a :class:`CheckResult`, whatever the input; the last entry
+of ``stages`` is, by construction, the stage that decided (or broke), so a
+verdict is always attributable to one step of the pipeline.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import sympy as sp
+
+
+class Verdict(str, Enum):
+    CORRECT = "CORRECT"
+    WRONG = "WRONG"
+    UNPARSEABLE = "UNPARSEABLE"  # never reached a usable SymPy expression
+    TIMEOUT = "TIMEOUT"  # out of time before any decision
+    CHECKER_ERROR = "CHECKER_ERROR"  # a bug or crash in us, not in the model
+
+
+class Confidence(str, Enum):
+    # A structural or symbolic proof that F' - f == 0.
+    SYMBOLIC = "symbolic"
+    # The multi-precision numeric screen was clean but no proof came within
+    # budget. Reward shaping pays less for it: a policy must not learn to aim
+    # for answers SymPy cannot confirm.
+    NUMERIC_ONLY = "numeric_only"
+    # Rejections and non-answers: "how sure" carries no information there.
+    NONE = "none"
+
+
+# Reasons attached to UNPARSEABLE verdicts that mean "the model gave no answer
+# at all" rather than "the model gave an answer we could not read". Reward
+# shaping can tell the two apart (format-aware presets).
+NO_ANSWER_REASONS = frozenset({"no_answer", "empty", "ambiguous"})
+
+
+@dataclass
+class StageRecord:
+    """One step of the pipeline. ``status`` is ok | fail | skipped."""
+
+    stage: str
+    status: str = "ok"
+    ms: float = 0.0
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stage": self.stage, "status": self.status, "ms": round(self.ms, 3),
+                **_jsonable(self.data)}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> StageRecord:
+        data = {k: v for k, v in raw.items() if k not in ("stage", "status", "ms")}
+        return cls(raw["stage"], raw.get("status", "ok"), float(raw.get("ms", 0.0)), data)
+
+
+@dataclass
+class CheckResult:
+    verdict: Verdict
+    stage: str
+    stages: list[StageRecord]
+    detail: dict[str, Any] = field(default_factory=dict)
+    confidence: Confidence = Confidence.NONE
+
+    @property
+    def correct(self) -> bool:
+        return self.verdict is Verdict.CORRECT
+
+    @property
+    def reason(self) -> str:
+        """A short slug for tables and traces (``"numeric_screen"``, ``"no_answer"``...)."""
+        return str(self.detail.get("reason") or self.stage)
+
+    @property
+    def total_ms(self) -> float:
+        return float(self.detail.get("total_ms", sum(s.ms for s in self.stages)))
+
+    @property
+    def extracted(self) -> str | None:
+        """The answer text the checker read, when the input was a whole response."""
+        for record in self.stages:
+            if record.stage == "candidate_extract":
+                value = record.data.get("chosen")
+                return None if value is None else str(value)
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "verdict_stage": self.stage,
+            "confidence": self.confidence.value,
+            "detail": _jsonable(self.detail),
+            "stages": [s.to_dict() for s in self.stages],
+        }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> CheckResult:
+        return cls(
+            Verdict(raw["verdict"]),
+            raw["verdict_stage"],
+            [StageRecord.from_dict(s) for s in raw.get("stages", [])],
+            dict(raw.get("detail", {})),
+            Confidence(raw.get("confidence", "none")),
+        )
+
+    def render(self) -> str:
+        """Human-readable stage dump, used by ``python -m rewards explain``."""
+        lines = [f"verdict={self.verdict.value} stage={self.stage} "
+                 f"confidence={self.confidence.value}"]
+        if self.detail:
+            lines.append(f"  detail: {_clip(self.detail)}")
+        for s in self.stages:
+            mark = {"ok": "+", "fail": "!", "skipped": "-"}.get(s.status, "?")
+            lines.append(f"  {mark} {s.stage} ({s.ms:.1f}ms)")
+            for key, value in s.data.items():
+                lines.append(f"      {key}: {_clip(value)}")
+        return "\n".join(lines)
+
+
+def _clip(value: Any, limit: int = 300) -> str:
+    text = str(value)
+    if len(text) > limit:
+        return text[:limit] + f"... [{len(text)} chars]"
+    return text
+
+
+def _jsonable(value: Any) -> Any:
+    """Best-effort conversion of stage data (which may hold SymPy/mpmath
+    objects) into plain JSON types, so ``to_dict`` always serializes."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def show(expr: sp.Basic, limit: int = 500) -> str:
+    """An expression as stage data: bounded, and cheap to print."""
+    # str() sorts terms, evaluating each numerically (44 s on a sum of
+    # constant elliptic_pi terms); sstr with order="none" does not.
+    text = sp.sstr(expr, order="none")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def ms_since(start: float) -> float:
+    """Milliseconds since a ``time.perf_counter()`` reading."""
+    return (time.perf_counter() - start) * 1000

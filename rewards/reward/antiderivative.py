@@ -1,0 +1,266 @@
+"""The GRPO reward callable: completions in, one float (or None) each out.
+
+Data flows one way: completion -> extract (here, in the caller: cheap, and it
+lets identical answers be checked once) -> dedup + cache -> parse and check
+(in worker processes, :mod:`.pool`) -> verdict -> reward (:mod:`.shaping`)
+-> trace (:mod:`.trace`) + metrics (:mod:`.metrics`).
+
+>>> from rewards import AntiderivativeReward
+>>> with AntiderivativeReward(workers=1) as reward:
+...     reward(prompts=["p", "p"], completions=[r"\\boxed{x^3/3 + C}", "no idea"],
+...            integrand=["x**2", "x**2"])
+[1.0, -0.2]
+"""
+from __future__ import annotations
+
+import atexit
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..check.extract import extract_answer
+from ..check.pipeline import extraction_stage, unextracted_result
+from ..check.result import CheckResult, StageRecord, Verdict, ms_since
+from .config import RewardConfig
+from .metrics import batch_metrics
+from .outcome import Outcome, completion_text
+from .pool import CheckPool, Job
+from .shaping import RewardShaping
+from .trace import TraceWriter, should_trace, trace_record
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+# Keyword arguments TRL adds to the dataset columns.
+_TRL_KWARGS = ("trainer_state", "log_extra", "log_metric")
+
+
+@atexit.register
+def _close_all() -> None:
+    # Interpreter exit must not leave checker workers behind.
+    for reward in list(_LIVE):
+        reward.close()
+
+
+def _missing(value: Any) -> bool:
+    # None, NaN (a blank cell of a pandas-backed column) or blank text.
+    return value is None or value != value or (isinstance(value, str) and not value.strip())
+
+
+class AntiderivativeReward:
+    """Reward for "is the final answer an antiderivative of the integrand?".
+
+    Use it in ``GRPOTrainer(reward_funcs=[AntiderivativeReward()])``: TRL calls
+    it with ``prompts``, ``completions`` and every dataset column as keyword
+    arguments; ``integrand_column`` names the column holding f (SymPy syntax
+    by default), ``symbol_column`` an optional per-row integration variable.
+    Rows whose integrand is missing get ``None`` (not judged: multi-task
+    datasets). The object pickles (configuration only; workers restart in the
+    new process) and can be called from any thread.
+
+    Args:
+        config: a :class:`~rewards.reward.config.RewardConfig`; defaults apply
+            where it is ``None``.
+        **options: any :class:`RewardConfig` field (``shaping``,
+            ``integrand_column``, ``timeout_s``, ``workers``, ...), overriding
+            ``config``. An unknown name is a ``ValueError`` listing the valid ones.
+    """
+
+    def __init__(self, config: RewardConfig | None = None, /, **options: Any) -> None:
+        config = config or RewardConfig()
+        self.config = config.replace(**options) if options else config
+        self.shaping = RewardShaping.load(self.config.shaping)
+        # TRL names the metric after __name__ (an instance has none by default).
+        self.__name__ = self.config.name
+        self._check_fn: Callable[..., CheckResult] | None = None
+        self._setup_runtime()
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_config(cls, path: str | Path, **overrides: Any) -> AntiderivativeReward:
+        """Build from YAML: a full reward config (``configs/reward/*.yaml``)
+        or a bare shaping file (a mapping with a ``rewards`` key)."""
+        path = Path(path)
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if isinstance(raw, dict) and "rewards" in raw and "shaping" not in raw:
+            return cls(shaping=RewardShaping.from_yaml(path), **overrides)
+        return cls(RewardConfig.from_yaml(path, **overrides))
+
+    def _setup_runtime(self) -> None:
+        cfg = self.config
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[Job, dict] = OrderedDict()
+        self._pool = CheckPool(
+            workers=cfg.workers, timeout_s=cfg.timeout_s,
+            check_options={"input_kind": cfg.answer_syntax,
+                           "integrand_kind": cfg.integrand_kind,
+                           "proof_budget_s": cfg.proof_budget_s},
+            chunk_size=cfg.chunk_size, memory_limit_mb=cfg.memory_limit_mb,
+            margin_s=cfg.watchdog_margin_s, idle_timeout_s=cfg.idle_timeout_s,
+            max_tasks_per_pool=cfg.max_tasks_per_worker_pool,
+            max_worker_rss_mb=cfg.max_worker_rss_mb, check_fn=self._check_fn)
+        self._trace = (TraceWriter(cfg.trace_path, cfg.trace_max_bytes, cfg.trace_backups)
+                       if cfg.trace_path else None)
+        self._batch_index = 0
+        self.last_metrics: dict[str, float] = {}
+        _LIVE.add(self)
+
+    def _use_check_fn(self, check_fn: Callable[..., CheckResult]) -> AntiderivativeReward:
+        """Run ``check_fn`` in the workers instead of the checker: a seam for
+        fault-injection tests (:mod:`rewards.testing.faults`), not a public
+        option. It must be importable by the workers and is not pickled."""
+        self.close()
+        self._check_fn = check_fn
+        self._setup_runtime()
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"config": self.config, "shaping": self.shaping}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.config = state["config"]
+        self.shaping = state["shaping"]
+        self.__name__ = self.config.name
+        self._check_fn = None
+        self._setup_runtime()
+
+    def __repr__(self) -> str:
+        return (f"AntiderivativeReward(name={self.__name__!r}, shaping={self.shaping.name!r}, "
+                f"integrand_column={self.config.integrand_column!r}, "
+                f"timeout_s={self.config.timeout_s})")
+
+    def close(self) -> None:
+        """Stop the worker processes (they restart on the next call)."""
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.close()
+
+    def __enter__(self) -> AntiderivativeReward:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- TRL entry point ----------------------------------------------------
+    def __call__(self, prompts: list | None = None, completions: list | None = None,
+                 completion_ids: list | None = None, **kwargs: Any) -> list[float | None]:
+        completions = list(completions or [])
+        column = self.config.integrand_column
+        if column not in kwargs:
+            available = sorted(k for k in kwargs if k not in _TRL_KWARGS)
+            raise KeyError(f"{self.__name__}: integrand column {column!r} is not among the "
+                           f"dataset columns {available}; set integrand_column")
+        integrands = list(kwargs[column])
+        symbol_column = self.config.symbol_column
+        symbols = list(kwargs[symbol_column]) if symbol_column and symbol_column in kwargs \
+            else None
+        outcomes = self.score(completions, integrands, symbols)
+
+        state = kwargs.get("trainer_state")
+        step = getattr(state, "global_step", None)
+        self._write_trace(outcomes, prompts, step)
+        metrics = batch_metrics(outcomes)
+        self.last_metrics = metrics
+        log_metric = kwargs.get("log_metric")
+        if callable(log_metric):
+            for key, value in metrics.items():
+                log_metric(f"{self.__name__}/{key}", value)
+        log_extra = kwargs.get("log_extra")
+        if callable(log_extra):
+            log_extra(f"{self.__name__}/verdict", [o.verdict for o in outcomes])
+            log_extra(f"{self.__name__}/extracted_answer", [o.extracted for o in outcomes])
+        return [o.reward for o in outcomes]
+
+    # -- scoring core (also used by offline scoring) -------------------------
+    def score(self, completions: list[Any], integrands: list[Any],
+              symbols: list[str | None] | None = None) -> list[Outcome]:
+        """Check a batch; one :class:`Outcome` per completion, in order.
+
+        ``integrands`` (and ``symbols``, when given) must be as long as
+        ``completions``: a shorter column is a caller's bug, not rows to skip.
+        """
+        n = len(completions)
+        if len(integrands) != n or (symbols is not None and len(symbols) != n):
+            raise ValueError(f"{self.__name__}: {n} completions but {len(integrands)} "
+                             f"integrands" + ("" if symbols is None
+                                              else f" and {len(symbols)} symbols"))
+        symbols = symbols if symbols is not None else [None] * n
+        with self._lock:  # one batch at a time per object: the pool is not re-entrant
+            return self._score_locked(completions, integrands, symbols)
+
+    def _score_locked(self, completions, integrands, symbols) -> list[Outcome]:
+        cfg = self.config
+        outcomes: list[Outcome | None] = [None] * len(completions)
+        extract_stages: dict[int, StageRecord] = {}
+        jobs: dict[int, Job] = {}
+        for i, (completion, integrand, symbol) in enumerate(
+                zip(completions, integrands, symbols, strict=True)):
+            symbol = cfg.symbol if _missing(symbol) else str(symbol).strip()
+            if _missing(integrand):
+                outcomes[i] = Outcome(False, None, None, None, None, symbol)
+                continue
+            integrand = str(integrand)
+            started = time.perf_counter()
+            extraction = extract_answer(completion_text(completion), policy=cfg.box_policy,
+                                        math_fallback=cfg.math_fallback)
+            record = extract_stages[i] = extraction_stage(extraction, ms_since(started))
+            if record.status != "ok":
+                outcomes[i] = self._outcome(unextracted_result(record), None, integrand, symbol)
+                continue
+            jobs[i] = (extraction.value, integrand, symbol)
+
+        # Dedup within the batch and across batches: GRPO groups repeat answers.
+        unique: dict[Job, list[int]] = {}
+        for i, job in jobs.items():
+            unique.setdefault(job, []).append(i)
+        hits: dict[Job, dict] = {}
+        for job in unique:
+            if job in self._cache:
+                self._cache.move_to_end(job)
+                hits[job] = self._cache[job]
+        misses = [job for job in unique if job not in hits]
+        fresh = dict(zip(misses, (r.to_dict() for r in self._pool.run(misses)), strict=True))
+        for job, raw in fresh.items():
+            # Deadline outcomes depend on load, not on the answer: don't cache.
+            if raw["verdict"] not in (Verdict.TIMEOUT.value, Verdict.CHECKER_ERROR.value):
+                self._cache[job] = raw
+        while len(self._cache) > max(0, int(cfg.cache_size)):
+            self._cache.popitem(last=False)
+
+        seen_fresh: set[Job] = set()
+        for job, indices in unique.items():
+            raw = fresh.get(job) or hits[job]
+            for i in indices:
+                result = CheckResult.from_dict(raw)
+                result.stages.insert(0, extract_stages[i])
+                # Only the first occurrence of a freshly checked answer paid
+                # for the check; the rest are dedup/cache hits.
+                cached = job in hits or job in seen_fresh
+                seen_fresh.add(job)
+                outcomes[i] = self._outcome(result, job[0], job[1], job[2], cached)
+        return outcomes  # type: ignore[return-value]
+
+    def _outcome(self, result: CheckResult, extracted: str | None, integrand: str,
+                 symbol: str, cached: bool = False) -> Outcome:
+        reward = self.shaping.reward(result.verdict, result.confidence, result.reason)
+        return Outcome(True, reward, result, extracted, integrand, symbol, cached)
+
+    # -- traces --------------------------------------------------------------
+    def _write_trace(self, outcomes: list[Outcome], prompts: list | None,
+                     step: int | None) -> None:
+        if self._trace is None:
+            return
+        self._batch_index += 1
+        records = []
+        for i, o in enumerate(outcomes):
+            if not o.judged or not should_trace(o.result):
+                continue
+            prompt = prompts[i] if prompts is not None and i < len(prompts) else None
+            records.append(trace_record(o, step=step, batch_index=self._batch_index, row=i,
+                                        prompt=prompt, shaping=self.shaping.name,
+                                        reward_name=self.__name__))
+        self._trace.write(records)

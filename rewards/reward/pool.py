@@ -1,0 +1,361 @@
+"""Fan-out of checks over a loky reusable executor, with hard deadlines.
+
+Three layers bound the time of a sample:
+
+1. the checker's own time boxes (signal timers on the worker's main thread);
+2. a caller-side watchdog per task: a task past ``n * timeout_s + margin``
+   means a worker stuck where signals cannot reach (C code, a huge integer
+   power), so the pool is killed and replaced;
+3. a budget for the whole call, so one call returns within a bound that
+   depends only on the deadline and the batch size.
+
+Killing one loky worker fails every future in the pool, healthy ones too.
+So after a kill or a crash the innocent samples are resubmitted, never
+penalized, and the samples of the task that broke are re-run one per task
+("suspects", at most one in flight) until the culprit is identified: a
+suspect that overruns alone gets TIMEOUT; one that crashes the pool twice
+gets CHECKER_ERROR.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from loky import get_reusable_executor
+from loky.process_executor import BrokenProcessPool, ShutdownExecutorError
+
+from ..check.result import CheckResult, StageRecord, Verdict
+
+# (candidate text, integrand text, symbol)
+Job = tuple[str, str, str]
+
+# BLAS/OpenMP threads inside a checker worker only fight the other workers.
+_WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def available_cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _init_worker(memory_limit_mb: int | None) -> None:
+    import signal
+
+    # Ctrl-C belongs to the trainer: a worker must not die half-way through
+    # a chunk on the terminal's SIGINT; the parent kills the pool instead.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if memory_limit_mb:
+        import resource
+
+        limit = int(memory_limit_mb) * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        # Runaway allocation (expand of a huge power) becomes MemoryError,
+        # which the checker turns into a verdict, instead of the OOM killer
+        # taking the whole machine's training run down.
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as handle:
+            pages = int(handle.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def _warmup() -> int:
+    # Import everything a check needs and fill the LaTeX parser's prediction
+    # cache, once per worker, outside any deadline: the first parse in a
+    # process takes ~200 ms, each new shape of answer tens of ms.
+    from ..check import check_antiderivative
+    from ..check.parse.latex import warm_up
+
+    warm_up()
+    check_antiderivative(r"\frac{x^{2}}{2}", "x", timeout_s=30)
+    return os.getpid()
+
+
+def _check_chunk(jobs: list[Job], options: dict[str, Any],
+                 check_fn: Callable[..., CheckResult] | None = None) -> tuple[list[dict], dict]:
+    if check_fn is None:
+        from ..check import check_antiderivative as check_fn
+
+    out = []
+    for candidate, integrand, symbol in jobs:
+        result = check_fn(candidate, integrand, symbol=symbol, **options)
+        out.append(result.to_dict())
+    return out, {"pid": os.getpid(), "rss_mb": _rss_mb()}
+
+
+def _unusable(executor) -> bool:
+    """Shut down (another thread, another reward object re-creating loky's
+    per-thread executor) or broken (a worker died between calls). loky keeps
+    these in ``_flags``; ``_broken``/``_shutdown_thread`` are the stdlib's
+    names and never exist on a loky executor."""
+    flags = getattr(executor, "_flags", None)
+    return flags is not None and (getattr(flags, "broken", None) is not None
+                                  or bool(getattr(flags, "shutdown", False)))
+
+
+def failure_result(verdict: Verdict, stage: str, reason: str, **data: Any) -> CheckResult:
+    """A result for a sample the worker never reported on."""
+    return CheckResult(verdict, stage, [StageRecord(stage, status="fail", data={"reason": reason,
+                                                                                 **data})],
+                       {"reason": reason, **data})
+
+
+@dataclass
+class _Task:
+    indices: list[int]
+    suspect: bool
+    budget_s: float
+    # None while queued behind busy workers: the watchdog clock starts when
+    # a worker is free to take it (loky runs tasks first in, first out).
+    started: float | None = None
+
+
+@dataclass
+class PoolStats:
+    kills: int = 0
+    crashes: int = 0
+    resubmitted: int = 0
+    watchdog_timeouts: int = 0
+    tasks: int = 0
+    worker_rss_mb: dict[int, float] = field(default_factory=dict)
+
+
+class CheckPool:
+    """Runs checks in worker processes; see the module docstring."""
+
+    def __init__(self, *, workers: int | None = None, timeout_s: float = 5.0,
+                 check_options: dict[str, Any] | None = None, chunk_size: int = 4,
+                 memory_limit_mb: int | None = 3072, margin_s: float = 2.0,
+                 idle_timeout_s: float = 600.0, max_tasks_per_pool: int = 20_000,
+                 max_worker_rss_mb: float = 2048.0,
+                 check_fn: Callable[..., CheckResult] | None = None) -> None:
+        # check_fn: a module-level function with check_antiderivative's
+        # signature, run in the workers instead of it (fault-injection tests,
+        # custom checkers). It must be importable by the workers.
+        self.check_fn = check_fn
+        self.workers = workers or available_cpus()
+        self.timeout_s = float(timeout_s)
+        self.check_options = {"timeout_s": self.timeout_s, **(check_options or {})}
+        self.chunk_size = max(1, int(chunk_size))
+        self.memory_limit_mb = memory_limit_mb
+        self.margin_s = margin_s
+        self.idle_timeout_s = idle_timeout_s
+        self.max_tasks_per_pool = max_tasks_per_pool
+        self.max_worker_rss_mb = max_worker_rss_mb
+        self.stats = PoolStats()
+        self._executor = None
+        self._last_used = 0.0
+        self._samples_since_start = 0
+
+    # -- executor lifecycle ------------------------------------------------
+    def _get_executor(self):
+        stale = time.monotonic() - self._last_used > self.idle_timeout_s * 0.8
+        if self._executor is None or stale or _unusable(self._executor):
+            self._executor = get_reusable_executor(
+                max_workers=self.workers, timeout=self.idle_timeout_s,
+                initializer=_init_worker, initargs=(self.memory_limit_mb,), env=_WORKER_ENV,
+                reuse="auto")
+            self._warm(self._executor)
+        self._last_used = time.monotonic()
+        return self._executor
+
+    def _warm(self, executor) -> None:
+        # Workers spawn and import SymPy lazily; without this the first tasks
+        # after a (re)start would spend their deadline on imports.
+        futures = [executor.submit(_warmup) for _ in range(self.workers)]
+        wait(futures, timeout=max(60.0, 10 * self.timeout_s))
+
+    def kill(self) -> None:
+        """Kill the workers now (stuck or broken pool); the next call starts
+        a fresh executor."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            try:
+                executor.shutdown(wait=True, kill_workers=True)
+            except Exception:  # noqa: BLE001 - already broken; nothing to save
+                pass
+        self._samples_since_start = 0
+
+    def close(self) -> None:
+        self.kill()
+
+    def _maybe_recycle(self) -> None:
+        # A long run leaks through SymPy's caches; a fresh pool every N
+        # samples, or when a worker grew too big, keeps RSS flat.
+        big = [rss for rss in self.stats.worker_rss_mb.values() if rss > self.max_worker_rss_mb]
+        if self._samples_since_start > self.max_tasks_per_pool or big:
+            self.kill()
+            self.stats.worker_rss_mb.clear()
+
+    # -- the run loop ------------------------------------------------------
+    def run(self, jobs: list[Job]) -> list[CheckResult]:
+        """Check every job; always returns len(jobs) results."""
+        results: list[CheckResult | None] = [None] * len(jobs)
+        if not jobs:
+            return []
+        self._maybe_recycle()
+        started = time.monotonic()
+        waves = math.ceil(len(jobs) / self.workers) + 2
+        call_budget = self.margin_s * 4 + 3 * waves * (self.timeout_s + self.margin_s)
+
+        chunk = self._chunk_for(len(jobs))
+        pending: deque[list[int]] = deque(
+            list(range(i, min(i + chunk, len(jobs)))) for i in range(0, len(jobs), chunk))
+        suspects: deque[int] = deque()
+        strikes: dict[int, int] = {}
+        inflight: dict[Any, _Task] = {}
+
+        try:
+            while pending or suspects or inflight:
+                if time.monotonic() - started > call_budget:
+                    break
+                executor = self._get_executor()
+                self._fill(executor, jobs, pending, suspects, inflight)
+                if not inflight:  # the executor broke on submit; a fresh one next loop
+                    continue
+                now = time.monotonic()
+                self._promote(inflight)
+                next_due = min(t.started + t.budget_s for t in inflight.values()
+                               if t.started is not None)
+                wake = max(0.0, min(next_due, started + call_budget) - now)
+                done, _ = wait(list(inflight), timeout=wake, return_when=FIRST_COMPLETED)
+
+                broken: list[_Task] = []
+                for future in done:
+                    task = inflight.pop(future)
+                    try:
+                        out, info = future.result()
+                    except (BrokenProcessPool, ShutdownExecutorError, CancelledError):
+                        broken.append(task)
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - e.g. a result that won't unpickle
+                        for i in task.indices:
+                            results[i] = failure_result(Verdict.CHECKER_ERROR, "pool",
+                                                        "task_error",
+                                                        error=f"{type(exc).__name__}: {exc}")
+                        continue
+                    self.stats.worker_rss_mb[info["pid"]] = info["rss_mb"]
+                    for i, raw in zip(task.indices, out, strict=False):
+                        results[i] = CheckResult.from_dict(raw)
+                self._promote(inflight)
+                if broken:
+                    self._on_crash(broken, inflight, pending, suspects, strikes, results)
+                    continue
+                now = time.monotonic()
+                overdue = [t for t in inflight.values()
+                           if t.started is not None and now > t.started + t.budget_s]
+                if overdue:
+                    self._on_overdue(overdue, inflight, pending, suspects, results)
+        except BaseException:
+            # KeyboardInterrupt or worse: never leave workers computing for a
+            # caller that is gone.
+            self.kill()
+            raise
+
+        if inflight or pending or suspects:
+            self.kill()
+            for i, value in enumerate(results):
+                if value is None:
+                    results[i] = failure_result(Verdict.TIMEOUT, "watchdog", "call_budget",
+                                                budget_s=round(call_budget, 1))
+        return results  # type: ignore[return-value]
+
+    def _chunk_for(self, n: int) -> int:
+        # Small batches: one sample per task so every worker gets work.
+        return max(1, min(self.chunk_size, math.ceil(n / (self.workers * 2))))
+
+    def _fill(self, executor, jobs, pending, suspects, inflight) -> None:
+        # Two tasks per worker: the second waits in loky's queue, so a worker
+        # never idles for a round trip to this process between tasks (with
+        # checks of a few ms, that round trip halved the throughput).
+        while len(inflight) < 2 * self.workers and (pending or suspects):
+            suspect_running = any(t.suspect for t in inflight.values())
+            if suspects and not suspect_running:
+                indices, suspect = [suspects.popleft()], True
+            elif pending:
+                indices, suspect = pending.popleft(), False
+            else:
+                break
+            try:
+                future = executor.submit(_check_chunk, [jobs[i] for i in indices],
+                                         self.check_options, self.check_fn)
+            except (RuntimeError, BrokenProcessPool, ShutdownExecutorError):
+                # Shut down behind our back (another thread, a crash): start
+                # over with a fresh executor on the next loop.
+                (suspects.appendleft(indices[0]) if suspect else pending.appendleft(indices))
+                self.kill()
+                return
+            self.stats.tasks += 1
+            self._samples_since_start += len(indices)
+            inflight[future] = _Task(indices, suspect, len(indices) * self.timeout_s + self.margin_s)
+            self._promote(inflight)
+
+    def _promote(self, inflight: dict[Any, _Task]) -> None:
+        running = sum(1 for t in inflight.values() if t.started is not None)
+        now = time.monotonic()
+        for task in inflight.values():  # dicts keep submission order
+            if running >= self.workers:
+                break
+            if task.started is None:
+                task.started = now
+                running += 1
+
+    def _on_crash(self, broken, inflight, pending, suspects, strikes, results) -> None:
+        self.stats.crashes += 1
+        affected = broken + list(inflight.values())
+        inflight.clear()
+        self.kill()
+        suspect_tasks = [t for t in affected if t.suspect]
+        for task in affected:
+            if task.suspect:
+                continue
+            if suspect_tasks:
+                # A suspect was running: blame it, re-run the others as is.
+                pending.appendleft(task.indices)
+                self.stats.resubmitted += len(task.indices)
+            else:
+                suspects.extend(task.indices)
+        for task in suspect_tasks:
+            (index,) = task.indices
+            strikes[index] = strikes.get(index, 0) + 1
+            if strikes[index] >= 2:
+                results[index] = failure_result(Verdict.CHECKER_ERROR, "worker_crash",
+                                                "worker_crash", strikes=strikes[index])
+            else:
+                suspects.appendleft(index)
+
+    def _on_overdue(self, overdue, inflight, pending, suspects, results) -> None:
+        self.stats.kills += 1
+        late = {id(t) for t in overdue}
+        others = [t for t in inflight.values() if id(t) not in late]
+        inflight.clear()
+        self.kill()
+        for task in overdue:
+            if len(task.indices) == 1:
+                self.stats.watchdog_timeouts += 1
+                results[task.indices[0]] = failure_result(
+                    Verdict.TIMEOUT, "watchdog", "timeout", deadline_s=self.timeout_s,
+                    note="worker killed: past its deadline where signals could not reach")
+            else:
+                suspects.extend(task.indices)
+        for task in others:
+            self.stats.resubmitted += len(task.indices)
+            if task.suspect:
+                suspects.appendleft(task.indices[0])
+            else:
+                pending.appendleft(task.indices)

@@ -18,7 +18,7 @@ import os
 from typing import Any
 
 from rewards import Confidence, Verdict, check_antiderivative, prompts
-from rewards.check import NO_ANSWER_REASONS
+from rewards.check import is_no_answer
 
 INTEGRAND_KEYS = ("integrand", "integrand_sympy")
 SYMBOL_KEYS = ("variable", "symbol")
@@ -67,7 +67,7 @@ def check(doc: dict[str, Any], response: str) -> Any:
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     """lm-eval's hook: one generation in, the task's metrics out."""
     result = check(doc, results[0] if results else "")
-    no_answer = result.verdict is Verdict.UNPARSEABLE and result.reason in NO_ANSWER_REASONS
+    no_answer = result.verdict is Verdict.UNPARSEABLE and is_no_answer(result.reason)
     return {
         "acc": float(result.verdict is Verdict.CORRECT),
         "acc_symbolic": float(result.verdict is Verdict.CORRECT

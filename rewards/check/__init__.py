@@ -10,7 +10,14 @@ reason, never an exception.
 from __future__ import annotations
 
 from .pipeline import check_antiderivative
-from .result import NO_ANSWER_REASONS, CheckResult, Confidence, StageRecord, Verdict
+from .result import (
+    NO_ANSWER_REASONS,
+    CheckResult,
+    Confidence,
+    StageRecord,
+    Verdict,
+    is_no_answer,
+)
 
 __all__ = [
     "NO_ANSWER_REASONS",
@@ -19,4 +26,5 @@ __all__ = [
     "StageRecord",
     "Verdict",
     "check_antiderivative",
+    "is_no_answer",
 ]

@@ -17,13 +17,22 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from .errors import ParseFailure
-from .extract import BoxPolicy, Extraction, ExtractionStatus, extract_answer
+from .extract import (
+    DEFAULT_POLICY,
+    AnswerPolicy,
+    BoxPolicy,
+    Extraction,
+    ExtractionStatus,
+    answer_flags,
+    extract_answer,
+)
 from .normalize import bind_real, drop_additive_constants, normalize
 from .numeric import NumericComparer
 from .parse import parse_answer, parse_integrand
@@ -36,7 +45,8 @@ from .timebox import Deadline, StepTimeout, time_limit
 STAGES = ("symbol", "candidate_extract", "candidate_ingest", "candidate_parse", "integrand_parse",
           "constants", "residual_symbols", "normalize", "differentiate", "differentiable",
           "structural", "numeric_screen", "numeric_confirm", "symbolic_confirm",
-          "invisible_terms", "numeric_accept", "resources", "deadline", "unexpected",
+          "invisible_terms", "numeric_accept", "agreement", "resources", "deadline",
+          "unexpected",
           # set by the worker pool for samples no worker reported on
           "pool", "watchdog", "worker_crash")
 
@@ -58,31 +68,51 @@ class _Decided(Exception):
     def __init__(self, verdict: Verdict, reason: str, **detail: Any) -> None:
         super().__init__(reason)
         self.verdict = verdict
+        detail.pop("total_ms", None)  # finish() measures the whole check
         self.detail = {"reason": reason, **detail}
 
 
 def extraction_stage(extraction: Extraction, ms: float) -> StageRecord:
     """The ``candidate_extract`` record, the same whether the checker or the
-    reward (which extracts in the parent to deduplicate answers) extracted."""
+    reward (which extracts in the parent to deduplicate answers) extracted:
+    the policy that applied, every final answer found, which one won."""
     ok = extraction.status is ExtractionStatus.OK
-    data = {"n_matches": extraction.n_matches, "chosen_index": extraction.chosen_index,
-            "source": extraction.source, "chosen": extraction.value}
+    data = extraction.to_dict()
+    data["chosen"] = data.pop("value")
     if not ok:
-        data.update(reason=extraction.status.value, message=extraction.detail)
+        data["message"] = data.pop("detail")
     return StageRecord("candidate_extract", "ok" if ok else "fail", ms, data)
+
+
+def _extraction_verdict(status: str) -> Verdict:
+    # A bug of ours is no gradient; a hedge is a wrong answer (two answers,
+    # at most one right); anything else means there is no answer to judge.
+    if status == ExtractionStatus.INTERNAL_ERROR.value:
+        return Verdict.CHECKER_ERROR
+    if status == ExtractionStatus.HEDGED.value:
+        return Verdict.WRONG
+    return Verdict.UNPARSEABLE
 
 
 def unextracted_result(record: StageRecord) -> CheckResult:
     """The verdict for a response whose answer could not be extracted."""
-    reason = record.data["reason"]
-    return CheckResult(Verdict.UNPARSEABLE, "candidate_extract", [record],
-                       {"reason": reason, "message": record.data.get("message", ""),
-                        "total_ms": round(record.ms, 3)})
+    status, reason = record.data["status"], record.data["reason"]
+    detail = {"reason": "hedged" if status == ExtractionStatus.HEDGED.value else reason,
+              "message": record.data.get("message", ""), "total_ms": round(record.ms, 3)}
+    if status == ExtractionStatus.HEDGED.value:
+        detail["hedge"] = reason.partition(":")[2]
+    return CheckResult(_extraction_verdict(status), "candidate_extract", [record], detail)
+
+
+def answers_to_check(extraction: Extraction) -> tuple[str, tuple[str, ...]]:
+    """The answer to judge and the other final answers that must agree with it."""
+    texts = extraction.distinct_texts if extraction.needs_agreement_check else ()
+    return extraction.value, tuple(texts[1:])
 
 
 def _ingest_candidate(candidate: Any, kind: str, symbol: str, stages: list[StageRecord],
-                      box_policy: BoxPolicy | str, math_fallback: bool,
-                      answer_syntax: str) -> sp.Expr:
+                      policy: AnswerPolicy, answer_syntax: str,
+                      alternatives: list[str]) -> sp.Expr:
     if isinstance(candidate, sp.Expr) or kind == "expr":
         if not isinstance(candidate, sp.Expr):
             raise ParseFailure("not_an_expression", f"expected a SymPy Expr, got "
@@ -92,17 +122,37 @@ def _ingest_candidate(candidate: Any, kind: str, symbol: str, stages: list[Stage
         return candidate
     if kind == "response":
         start = time.perf_counter()
-        extraction = extract_answer(candidate, policy=box_policy, math_fallback=math_fallback)
-        stages.append(extraction_stage(extraction, ms_since(start)))
+        extraction = extract_answer(candidate, policy=policy)
+        record = extraction_stage(extraction, ms_since(start))
+        stages.append(record)
         if extraction.status is not ExtractionStatus.OK:
-            raise ParseFailure(extraction.status.value, extraction.detail)
-        candidate = extraction.value
+            decided = unextracted_result(record)
+            raise _Decided(decided.verdict, **decided.detail)
+        candidate, others = answers_to_check(extraction)
+        alternatives.extend(others)
         kind = answer_syntax
+    elif isinstance(candidate, str):
+        # Already-extracted text gets the answer policy's hedge and qualifier
+        # rules too: "\sin x \text{ for } x > 0" is not silently "\sin x".
+        _refuse_hedges_and_qualifiers(candidate, policy, stages)
     if not isinstance(candidate, str):
         raise ParseFailure("not_text", f"candidate is {type(candidate).__name__}")
     if not candidate.strip():
         raise ParseFailure("empty", "no candidate text")
     return parse_answer(candidate, kind, symbol, stages, "candidate")
+
+
+def _refuse_hedges_and_qualifiers(text: str, policy: AnswerPolicy,
+                                  stages: list[StageRecord]) -> None:
+    hedges, qualifiers = answer_flags(text)
+    if hedges and policy.hedge == "reject":
+        stages.append(StageRecord("candidate_ingest", "fail", data={"hedges": list(hedges)}))
+        raise _Decided(Verdict.WRONG, "hedged", hedge=hedges[0])
+    if qualifiers and policy.qualifiers == "reject":
+        stages.append(StageRecord("candidate_ingest", "fail",
+                                  data={"qualifiers": list(qualifiers)}))
+        raise ParseFailure(f"qualified_answer:{qualifiers[0]}",
+                           f"a conditional answer is not graded ({', '.join(qualifiers)})")
 
 
 def _ingest_integrand(integrand: Any, kind: str, symbol: str,
@@ -137,20 +187,29 @@ def check_antiderivative(
     integrand_kind: InputKind = "sympy",
     box_policy: BoxPolicy | str = BoxPolicy.LAST,
     math_fallback: bool = False,
+    answer_policy: AnswerPolicy | None = None,
     answer_syntax: AnswerSyntax = "auto",
     proof_budget_s: float = 2.0,
+    alternatives: Sequence[str] = (),
 ) -> CheckResult:
     """Decide whether ``candidate`` is an antiderivative of ``integrand``.
 
     ``input_kind`` selects how ``candidate`` is read:
-      response -- raw model output; the answer is extracted first
-                  (``\\boxed{}``/``\\fbox{}``, else ``<answer>`` tags; the
-                  last math block only with ``math_fallback=True``), then
+      response -- raw model output; the final answer is extracted first
+                  under ``answer_policy`` (default: the RL policy of
+                  :mod:`.extract` with ``box_policy`` and ``math_fallback``:
+                  text after the reasoning, every final ``\\boxed{}`` and
+                  ``<answer>`` tag must agree, no hedges or qualifiers), then
                   parsed as ``answer_syntax`` (auto: SymPy syntax when the
                   text has no backslash or brace, else LaTeX)
       latex    -- already-extracted LaTeX
       sympy    -- a Python/SymPy-syntax string (parsed without eval)
       expr     -- an existing SymPy Expr
+
+    ``alternatives`` are other final answers of the same response: each must
+    be an antiderivative too (so they agree up to a constant), otherwise the
+    response hedges and is WRONG with reason ``hedged``. A response's own
+    alternatives are found by extraction.
 
     ``timeout_s`` bounds the whole check from inside this process (signal
     timers on a main thread, cooperative checks elsewhere). Once the strict
@@ -163,6 +222,8 @@ def check_antiderivative(
     True
     >>> check_antiderivative("x**2/2 + y", "x", input_kind="sympy").reason
     'residual_symbols'
+    >>> check_antiderivative(r"\\boxed{x^2/2} or \\boxed{x^2}", "x", input_kind="response").reason
+    'hedged'
     """
     stages: list[StageRecord] = []
     started = time.perf_counter()
@@ -174,11 +235,27 @@ def check_antiderivative(
         detail["total_ms"] = round(ms_since(started), 3)
         return CheckResult(verdict, stage, stages, detail, confidence)
 
+    policy = answer_policy or DEFAULT_POLICY.replace(
+        box_policy=BoxPolicy(box_policy), math_fallback=bool(math_fallback))
+    others = list(alternatives)
+    result = _checked(candidate, integrand, symbol, input_kind, integrand_kind, policy,
+                      answer_syntax, proof_budget_s, stages, deadline, finish, timeout_s, others)
+    if not others:
+        return result
+    syntax = answer_syntax if input_kind == "response" else input_kind
+    return _agree(result, others, integrand, symbol=symbol, syntax=syntax,
+                  integrand_kind=integrand_kind, proof_budget_s=proof_budget_s,
+                  deadline=deadline, finish=finish)
+
+
+def _checked(candidate, integrand, symbol, input_kind, integrand_kind, policy, answer_syntax,
+             proof_budget_s, stages, deadline, finish, timeout_s, others) -> CheckResult:
+    """The stages under the check's time limit, every way out a verdict."""
     try:
         with time_limit(max(timeout_s, 1e-3)):
             return _run_stages(candidate, integrand, symbol, input_kind, integrand_kind,
-                               box_policy, math_fallback, answer_syntax, proof_budget_s, stages,
-                               deadline, finish)
+                               policy, answer_syntax, proof_budget_s, stages, deadline, finish,
+                               others)
     except _Decided as decided:
         return finish(decided.verdict, stages[-1].stage if stages else "candidate_ingest", decided.detail)
     except ParseFailure as exc:
@@ -204,17 +281,57 @@ def check_antiderivative(
                        "traceback": traceback.format_exc()[-4000:]})
 
 
-def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, box_policy,
-                math_fallback, answer_syntax, proof_budget_s, stages, deadline,
-                finish) -> CheckResult:
+def _agree(result: CheckResult, alternatives: list[str], integrand: Any, *, symbol: str,
+           syntax: str, integrand_kind: str, proof_budget_s: float, deadline: Deadline,
+           finish: Any) -> CheckResult:
+    """All final answers of a response must be antiderivatives (then they
+    agree up to a constant); otherwise the response hedges.
+
+    The other answers are checked only when the chosen one is CORRECT: a
+    wrong or unreadable chosen answer already makes the hedge WRONG.
+    """
+    stages = result.stages
+    if result.verdict in (Verdict.TIMEOUT, Verdict.CHECKER_ERROR):
+        return result
+    seen: list[dict[str, Any]] = []
+    worst = result
+    if result.verdict is Verdict.CORRECT:
+        for text in alternatives:
+            other = check_antiderivative(
+                text, integrand, symbol=symbol, timeout_s=max(deadline.remaining(), 1e-3),
+                input_kind=syntax, integrand_kind=integrand_kind, proof_budget_s=proof_budget_s)
+            seen.append({"answer": text[:300], "verdict": other.verdict.value,
+                         "reason": other.reason, "confidence": other.confidence.value})
+            if other.verdict is not Verdict.CORRECT:
+                worst = other
+                break
+            if other.confidence is Confidence.NUMERIC_ONLY:
+                worst = other
+    data = {"answers": 1 + len(alternatives), "chosen": result.verdict.value, "others": seen}
+    if worst.verdict is Verdict.CORRECT:
+        stages.append(StageRecord("agreement", data=data))
+        return finish(Verdict.CORRECT, "agreement",
+                      {**result.detail, "agreement": len(alternatives) + 1},
+                      worst.confidence)
+    stages.append(StageRecord("agreement", status="fail", data=data))
+    if worst.verdict in (Verdict.TIMEOUT, Verdict.CHECKER_ERROR):
+        return finish(worst.verdict, "agreement", {"reason": worst.reason})
+    return finish(Verdict.WRONG, "agreement",
+                  {"reason": "hedged", "hedge": "answers_disagree",
+                   "chosen_reason": result.reason})
+
+
+def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy,
+                answer_syntax, proof_budget_s, stages, deadline, finish,
+                alternatives) -> CheckResult:
     # --- the variable: data from the dataset, so a bad one is our error ----
     if not valid_variable_name(symbol):
         stages.append(StageRecord("symbol", status="fail", data={"symbol": repr(symbol)[:60]}))
         return finish(Verdict.CHECKER_ERROR, "symbol",
                       {"reason": "invalid_symbol", "symbol": repr(symbol)[:60]})
     # --- ingest -----------------------------------------------------------
-    candidate_expr = _ingest_candidate(candidate, input_kind, symbol, stages, box_policy,
-                                       math_fallback, answer_syntax)
+    candidate_expr = _ingest_candidate(candidate, input_kind, symbol, stages, policy,
+                                       answer_syntax, alternatives)
     integrand_expr = _ingest_integrand(integrand, integrand_kind, symbol, stages)
     deadline.check()
 

@@ -35,8 +35,18 @@ class Confidence(str, Enum):
 
 # Reasons attached to UNPARSEABLE verdicts that mean "the model gave no answer
 # at all" rather than "the model gave an answer we could not read". Reward
-# shaping can tell the two apart (format-aware presets).
+# shaping can tell the two apart (format-aware presets). A reason may carry a
+# detail after a colon (``no_answer:answer_only_in_reasoning``).
 NO_ANSWER_REASONS = frozenset({"no_answer", "empty", "ambiguous"})
+
+
+def is_no_answer(reason: str | None) -> bool:
+    """Whether an UNPARSEABLE reason means "no answer at all".
+
+    >>> is_no_answer("no_answer:unclosed_reasoning"), is_no_answer("latex_error")
+    (True, False)
+    """
+    return reason is not None and reason.partition(":")[0] in NO_ANSWER_REASONS
 
 
 @dataclass

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from ..check.extract import extract_answer
-from ..check.pipeline import extraction_stage, unextracted_result
+from ..check.pipeline import answers_to_check, extraction_stage, unextracted_result
 from ..check.result import CheckResult, StageRecord, Verdict, ms_since
 from .config import RewardConfig
 from .metrics import batch_metrics
@@ -103,6 +103,7 @@ class AntiderivativeReward:
             margin_s=cfg.watchdog_margin_s, idle_timeout_s=cfg.idle_timeout_s,
             max_tasks_per_pool=cfg.max_tasks_per_worker_pool,
             max_worker_rss_mb=cfg.max_worker_rss_mb, check_fn=self._check_fn)
+        self._answer_policy = cfg.answer_policy()
         self._trace = (TraceWriter(cfg.trace_path, cfg.trace_max_bytes, cfg.trace_backups)
                        if cfg.trace_path else None)
         self._batch_index = 0
@@ -205,13 +206,13 @@ class AntiderivativeReward:
                 continue
             integrand = str(integrand)
             started = time.perf_counter()
-            extraction = extract_answer(completion_text(completion), policy=cfg.box_policy,
-                                        math_fallback=cfg.math_fallback)
+            extraction = extract_answer(completion_text(completion), policy=self._answer_policy)
             record = extract_stages[i] = extraction_stage(extraction, ms_since(started))
             if record.status != "ok":
                 outcomes[i] = self._outcome(unextracted_result(record), None, integrand, symbol)
                 continue
-            jobs[i] = (extraction.value, integrand, symbol)
+            answer, alternatives = answers_to_check(extraction)
+            jobs[i] = Job(answer, integrand, symbol, alternatives)
 
         # Dedup within the batch and across batches: GRPO groups repeat answers.
         unique: dict[Job, list[int]] = {}
@@ -241,7 +242,7 @@ class AntiderivativeReward:
                 # for the check; the rest are dedup/cache hits.
                 cached = job in hits or job in seen_fresh
                 seen_fresh.add(job)
-                outcomes[i] = self._outcome(result, job[0], job[1], job[2], cached)
+                outcomes[i] = self._outcome(result, job.answer, job.integrand, job.symbol, cached)
         return outcomes  # type: ignore[return-value]
 
     def _outcome(self, result: CheckResult, extracted: str | None, integrand: str,

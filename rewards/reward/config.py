@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ..check.extract import BoxPolicy
+from ..check.extract import AnswerPolicy, BoxPolicy
 
 ANSWER_SYNTAXES = ("auto", "latex", "sympy")
 INTEGRAND_KINDS = ("sympy", "latex")
@@ -42,6 +42,10 @@ class RewardConfig:
     symbol: str = "x"
     symbol_column: str | None = None
     answer_syntax: str = "auto"
+    # The final-answer policy (rewards.check.extract.AnswerPolicy).
+    reasoning: str = "grade_after"
+    hedge: str = "reject"
+    qualifiers: str = "reject"
     box_policy: str = "last"
     math_fallback: bool = False
     workers: int | None = None
@@ -67,6 +71,7 @@ class RewardConfig:
             raise ValueError(f"integrand_kind must be one of {INTEGRAND_KINDS}, "
                              f"not {self.integrand_kind!r}")
         BoxPolicy(self.box_policy)
+        self.answer_policy()
         if self.workers is not None and int(self.workers) < 1:
             raise ValueError(f"workers must be at least 1 (or null for automatic), "
                              f"not {self.workers!r}")
@@ -117,3 +122,9 @@ class RewardConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def answer_policy(self) -> AnswerPolicy:
+        """Which part of a completion is graded (see :mod:`rewards.check.extract`)."""
+        return AnswerPolicy(reasoning=self.reasoning, hedge=self.hedge,
+                            box_policy=BoxPolicy(self.box_policy),
+                            math_fallback=bool(self.math_fallback), qualifiers=self.qualifiers)

@@ -25,15 +25,24 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from loky import get_reusable_executor
 from loky.process_executor import BrokenProcessPool, ShutdownExecutorError
 
 from ..check.result import CheckResult, StageRecord, Verdict
 
-# (candidate text, integrand text, symbol)
-Job = tuple[str, str, str]
+
+class Job(NamedTuple):
+    """One check: the extracted answer, the integrand and variable, and the
+    response's other final answers, which must agree with it (usually none).
+    A plain ``(answer, integrand, symbol)`` tuple is a job too."""
+
+    answer: str
+    integrand: str
+    symbol: str
+    alternatives: tuple[str, ...] = ()
+
 
 # BLAS/OpenMP threads inside a checker worker only fight the other workers.
 _WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -92,8 +101,10 @@ def _check_chunk(jobs: list[Job], options: dict[str, Any],
         from ..check import check_antiderivative as check_fn
 
     out = []
-    for candidate, integrand, symbol in jobs:
-        result = check_fn(candidate, integrand, symbol=symbol, **options)
+    for job in jobs:
+        job = Job(*job)
+        extra = {"alternatives": job.alternatives} if job.alternatives else {}
+        result = check_fn(job.answer, job.integrand, symbol=job.symbol, **options, **extra)
         out.append(result.to_dict())
     return out, {"pid": os.getpid(), "rss_mb": _rss_mb()}
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from ..check.result import NO_ANSWER_REASONS, Confidence, Verdict
+from ..check.result import Confidence, Verdict, is_no_answer
 
 # Package data: present in a wheel, an sdist and an editable install alike.
 PRESET_DIR = resources.files(__package__) / "presets"
@@ -53,7 +53,7 @@ def classify(verdict: Verdict | str, confidence: Confidence | str = Confidence.N
             return OutcomeClass.CORRECT_NUMERIC_ONLY
         return OutcomeClass.CORRECT_SYMBOLIC
     if verdict is Verdict.UNPARSEABLE:
-        return OutcomeClass.NO_ANSWER if reason in NO_ANSWER_REASONS else OutcomeClass.UNPARSEABLE
+        return OutcomeClass.NO_ANSWER if is_no_answer(reason) else OutcomeClass.UNPARSEABLE
     return OutcomeClass(verdict.value.lower())
 
 

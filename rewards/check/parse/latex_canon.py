@@ -150,29 +150,6 @@ def _rule_sqrt_shorthand(t: str) -> str:
     return "".join(out)
 
 
-_TRAILING_TEXT = re.compile(
-    r"(?:, ?|\\q?quad ?| )*(?:\\(?:text|mbox|textrm|mathrm|textnormal) ?\{ ?\(?"
-    r"|(?<![A-Za-z\\]))(?:where|for|with|here|if|assuming|valid|when|such)(?![A-Za-z])")
-
-
-_TRAILING_CONDITION = re.compile(
-    r"(?:, ?| )\(? ?[A-Za-z](?:_ ?\{? ?\d{1,3} ?\}?)? ?"
-    r"(?:\\in|\\neq|\\ne|\\geq|\\leq|\\ge|\\le|\\gt|\\lt|>|<)(?![A-Za-z])[^=()]*\)? ?$")
-
-
-def _rule_trailing_text(t: str) -> str:
-    m = _TRAILING_TEXT.search(t)
-    if m and m.start() > 0:
-        t = t[:m.start()].strip()
-    # ", C \in \mathbb{R}", "(x > 0)": a condition after the answer. Only the
-    # last 80 characters are searched, so hostile text stays linear.
-    offset = max(0, len(t) - 80)
-    m = _TRAILING_CONDITION.search(t, offset)
-    if m and t[:m.start()].strip():
-        t = t[:m.start()].strip()
-    return t
-
-
 def _rule_trailing_punctuation(t: str) -> str:
     end = len(t)
     while end and t[end - 1] in ".,;: ":
@@ -419,7 +396,6 @@ _PIPELINE: list[tuple[str, _Rule]] = [
     ("sqrt_shorthand", _rule_sqrt_shorthand),
     ("script_braces", _rule_script_braces),
     ("digit_space", _rule_digit_space),
-    ("trailing_text", _rule_trailing_text),
 ]
 _TAIL: list[tuple[str, _Rule]] = [
     ("trailing_punctuation", _rule_trailing_punctuation),

@@ -31,7 +31,7 @@ _FINAL_SYMPY_REASONS = frozenset({
     "forbidden_name", "forbidden_syntax", "forbidden_attribute", "forbidden_string",
     "forbidden_keyword_arg", "bad_constant", "number_too_large", "exponent_too_large",
     "too_deep", "too_many_nodes", "too_long", "non_finite", "slow_constant", "math_error",
-    "resource_error",
+    "resource_error", "echoed_integral",
 })
 
 
@@ -59,7 +59,9 @@ def parse_answer(text: str, syntax: str, symbol: str, stages: list[StageRecord],
             else:
                 expr, data["canonical"] = parse_latex_text(text, symbol, rules)
         except ParseFailure as exc:
-            failure = failure or exc
+            # The last reading tried says most: a SymPy-syntax miss (a syntax
+            # error, non-ASCII) only means "try it as LaTeX".
+            failure = exc
             data.setdefault("attempts", []).append({"parser": parser, "reason": exc.reason,
                                                     "message": exc.message[:300]})
             if parser == "sympy" and exc.reason in _FINAL_SYMPY_REASONS:

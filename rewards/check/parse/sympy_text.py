@@ -136,6 +136,7 @@ REASONS = frozenset({
     "resource_error",      # MemoryError while building
     "slow_constant",       # constant whose numeric evaluation takes seconds
     "not_an_expression",   # result is not a sympy.Expr
+    "echoed_integral",     # Integral(...) / integrate(...): the question, not an answer
 })
 
 # --- names -----------------------------------------------------------------
@@ -484,6 +485,9 @@ _SLOW_GROWTH = frozenset({
 })
 
 
+_INTEGRAL_NAMES = frozenset({"Integral", "integrate"})
+
+
 # --- text pre-checks ------------------------------------------------------
 def _max_bracket_depth(text: str) -> int:
     """Linear scan, run before ast.parse: CPython's parser recurses per bracket."""
@@ -598,6 +602,10 @@ class _Builder:
             raise ParseFailure("unknown_name", f"unknown name {name!r}")
 
     def _check_call(self, name: str) -> None:
+        if name in _INTEGRAL_NAMES:
+            # An answer that still asks for the integral is not an answer; it
+            # is never evaluated (that would solve the problem for the model).
+            raise ParseFailure("echoed_integral", f"the answer still holds {name}(...)")
         if name.startswith("_") or (name in _DENIED_NAMES and name not in _FUNCTIONS
                                     and name != self.symbol):
             raise ParseFailure("forbidden_name", f"name {name!r} is not allowed")

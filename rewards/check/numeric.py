@@ -1,7 +1,9 @@
 """Multi-precision numeric comparison of F' and f.
 
-The screen answers "is F' - f identically zero?" by evaluation at generic
-points. A fixed precision with a relative tolerance is exploitable: with
+The screen answers "is F' - f identically zero?" by evaluation at points
+drawn for this check (:mod:`.sampling`: seeded by the answer and integrand,
+complex for analytic expressions, real with the breakpoints for the rest).
+A fixed precision with a relative tolerance is exploitable: with
 rtol=1e-12, ``e^x + 10^{-13} x`` passes for ``e^x`` and
 ``sin x + sin(10^{-30} x)`` passes for ``cos x``. A fixed precision also
 false-rejects true pairs that lose digits to cancellation (``x**100`` times
@@ -15,6 +17,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
+from .sampling import Point
 from .timebox import Deadline, StepTimeout
 
 # Digits used at each level. 30 is the cheap screen; 60 and 120 are only
@@ -28,31 +31,11 @@ GUARD_DIGITS = 10
 STABLE_ORDERS = 3
 MIN_USABLE_POINTS = 4
 
-# Generic complex points: non-zero imaginary parts almost surely miss poles
-# and branch cuts, which a real-axis sampler cannot promise. Exact decimal
-# strings, so every precision level samples exactly the same points.
-COMPLEX_POINTS = (
-    ("0.7351", "0.3172"), ("-1.2837", "0.6193"), ("2.1379", "-0.4271"),
-    ("-3.4517", "0.8123"), ("1.6942", "0.5387"), ("-0.8261", "-0.7519"),
-    ("3.3078", "0.2946"), ("-2.5194", "-0.3628"),
-)
-# Real fallback for non-analytic pieces (Abs, sign, Piecewise): straddles
-# zero, so an answer that matches the integrand on one half-line only is
-# caught; avoids small integers and common singularities.
-REAL_POINTS = ("-5.13", "-3.31", "-1.27", "-0.41", "0.67", "1.53", "3.09", "4.77")
-# Values given to the integrand's own parameters (``a*x``), when it has any.
-PARAMETER_VALUES = ("1.3719", "0.5923", "2.2171", "0.8467", "1.7713", "3.1191")
 
 # For real x, sign(x)/Abs(x) == 1/x, but for complex z it is 1/conj(z):
 # complex sampling would reject a correct log|x| answer.
 NON_ANALYTIC = (sp.Abs, sp.sign, sp.re, sp.im, sp.conjugate, sp.Piecewise, sp.Heaviside,
-                sp.floor, sp.ceiling, sp.arg)
-
-
-def _points(mode: str) -> list[tuple[str, str]]:
-    if mode == "real":
-        return [(p, "0") for p in REAL_POINTS]
-    return list(COMPLEX_POINTS)
+                sp.floor, sp.ceiling, sp.frac, sp.arg, sp.Min, sp.Max)
 
 
 def sampling_mode(*exprs: sp.Expr) -> str:
@@ -63,21 +46,24 @@ class _Compiled:
     """F' and f lambdified once; evaluated at any precision."""
 
     def __init__(self, derivative: sp.Expr, integrand: sp.Expr, symbol: sp.Symbol,
-                 params: list[sp.Symbol]) -> None:
+                 params: list[sp.Symbol], param_values: list[str]) -> None:
         args = [symbol, *params]
         # Separately, rather than lambdifying a simplified residual:
         # ``simplify`` can produce a Piecewise holding ``zoo``, which lambdify
         # cannot compile at all.
         self.f_derivative = sp.lambdify(args, derivative, "mpmath")
         self.f_integrand = sp.lambdify(args, integrand, "mpmath")
-        self.n_params = len(params)
+        self.param_values = list(param_values)
 
-    def residuals(self, dps: int, points: list[tuple[str, str]], deadline: Deadline) -> dict:
+    def residuals(self, dps: int, points: list[Point], deadline: Deadline,
+                  usable: set[int] | None = None, real_only: bool = True) -> dict:
         """Relative residual at each usable point index, at ``dps`` digits."""
         out: dict[int, Any] = {}
         with mp.workdps(dps):
-            params = [mp.mpf(v) for v in PARAMETER_VALUES[: self.n_params]]
+            params = [mp.mpf(v) for v in self.param_values]
             for index, (re_, im_) in enumerate(points):
+                if usable is not None and index not in usable:
+                    continue
                 deadline.check()
                 point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
                 try:
@@ -89,7 +75,8 @@ class _Compiled:
                     continue
                 if not (mp.isfinite(value_d) and mp.isfinite(value_f)):
                     continue
-                if im_ == "0" and abs(mp.im(value_f)) > abs(value_f) * mp.mpf(10) ** (-dps // 2):
+                if (real_only and im_ == "0"
+                        and abs(mp.im(value_f)) > abs(value_f) * mp.mpf(10) ** (-dps // 2)):
                     # On the real line an antiderivative is owed only where
                     # the integrand is real: 2 sqrt((3x-1)^3) is right for
                     # 9 sqrt(3x-1) on x > 1/3 and on another branch below.
@@ -136,20 +123,30 @@ def _literal_digits(*exprs: sp.Expr) -> int:
 
 
 class NumericComparer:
-    """Evaluates F' - f at fixed points and escalates precision on demand.
+    """Evaluates F' - f at the given points and escalates precision on demand.
 
-    ``screen()`` is the cheap first pass (30 digits, escalating only to
-    confirm a rejection); ``confirm_zero()`` is the strict test an answer
-    must pass to be accepted without a symbolic proof.
+    ``points`` are complex or real (``(re, "0")``); ``usable``, when given,
+    restricts a real comparison to the points where the domain rule says
+    both sides are real (:mod:`.domain`). ``screen()`` is the cheap first
+    pass (30 digits, escalating only to confirm a rejection);
+    ``confirm_zero()`` is the strict test an answer must pass to be accepted
+    without a symbolic proof.
     """
 
     def __init__(self, derivative: sp.Expr, integrand: sp.Expr, symbol: sp.Symbol,
-                 params: list[sp.Symbol], deadline: Deadline, mode: str | None = None) -> None:
-        self.mode = mode or sampling_mode(derivative, integrand)
-        self.points = _points(self.mode)
+                 params: list[sp.Symbol], deadline: Deadline, points: list[Point], *,
+                 param_values: list[str], usable: set[int] | None = None,
+                 real_only: bool = True) -> None:
+        self.points = list(points)
+        # False for an integrand real nowhere: its (complex) values are
+        # compared as they are, principal branches on both sides.
+        self.real_only = real_only
+        self.mode = "real" if all(im == "0" for _, im in self.points) else "complex"
+        self.usable = usable
         self.deadline = deadline
         try:
-            self._compiled: _Compiled | None = _Compiled(derivative, integrand, symbol, params)
+            self._compiled: _Compiled | None = _Compiled(derivative, integrand, symbol, params,
+                                                          param_values)
         except StepTimeout:
             raise
         except Exception:  # noqa: BLE001 - a node lambdify cannot print: no usable point
@@ -165,7 +162,8 @@ class NumericComparer:
         if self._compiled is None:
             return {}
         if dps not in self._cache:
-            self._cache[dps] = self._compiled.residuals(dps, self.points, self.deadline)
+            self._cache[dps] = self._compiled.residuals(dps, self.points, self.deadline,
+                                                        self.usable, self.real_only)
         return self._cache[dps]
 
     def _common(self, *levels: int) -> tuple[list[Any], int, str | None]:
@@ -187,7 +185,7 @@ class NumericComparer:
         return {
             "mode": self.mode,
             "decision": decision,
-            "n_points": len(self.points),
+            "n_points": len(self.points) if self.usable is None else len(self.usable),
             "n_usable": n_usable,
             "levels": list(levels),
             "worst_rel_residual": [None if w is None else mp.nstr(w, 3) for w in worst],
@@ -239,7 +237,7 @@ class NumericComparer:
         invisible = []
         args = [symbol, *params]
         with mp.workdps(top):
-            values = [mp.mpf(v) for v in PARAMETER_VALUES[: len(params)]]
+            values = [mp.mpf(v) for v in self._compiled.param_values]
             for term in terms:
                 self.deadline.check()
                 try:
@@ -269,7 +267,7 @@ class NumericComparer:
         """max(|F'|, |f|, 1) at each usable point, at ``dps`` digits."""
         out = {}
         with mp.workdps(dps):
-            params = [mp.mpf(v) for v in PARAMETER_VALUES[: self._compiled.n_params]]
+            params = [mp.mpf(v) for v in self._compiled.param_values]
             for index in self._at(dps):
                 re_, im_ = self.points[index]
                 point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)

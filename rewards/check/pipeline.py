@@ -15,6 +15,7 @@ and never raises: bad input is a verdict with a reason.
 """
 from __future__ import annotations
 
+import random
 import time
 import traceback
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from typing import Any, Literal
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from .domain import DomainReport, analyze, restricts_domain
 from .errors import ParseFailure
 from .extract import (
     DEFAULT_POLICY,
@@ -34,10 +36,11 @@ from .extract import (
     extract_answer,
 )
 from .normalize import bind_real, drop_additive_constants, normalize
-from .numeric import NumericComparer
+from .numeric import NumericComparer, sampling_mode
 from .parse import parse_answer, parse_integrand
 from .parse.names import is_constant_name, valid_variable_name
 from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since, show
+from .sampling import complex_points, parameter_values, seed_for
 from .symbolic import symbolic_zero, zero_almost_everywhere
 from .timebox import Deadline, StepTimeout, time_limit
 
@@ -45,7 +48,7 @@ from .timebox import Deadline, StepTimeout, time_limit
 STAGES = ("symbol", "candidate_extract", "candidate_ingest", "candidate_parse", "integrand_parse",
           "constants", "residual_symbols", "normalize", "differentiate", "differentiable",
           "structural", "numeric_screen", "numeric_confirm", "symbolic_confirm",
-          "invisible_terms", "numeric_accept", "agreement", "resources", "deadline",
+          "invisible_terms", "domain", "numeric_accept", "agreement", "resources", "deadline",
           "unexpected",
           # set by the worker pool for samples no worker reported on
           "pool", "watchdog", "worker_crash")
@@ -358,6 +361,9 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy
         return finish(Verdict.WRONG, "constants", {"reason": "non_finite"})
     stages.append(StageRecord("constants", ms=ms_since(start),
                               data={"rules_applied": rules, "parameters": sorted(params)}))
+    # As parsed: the domain rule reads the answer as written (e^{2 ln x} is
+    # undefined for x < 0), before rebinding the variable evaluates it away.
+    written, parsed_integrand = candidate_expr, integrand_expr
 
     # --- real symbol + normalize ------------------------------------------
     start = time.perf_counter()
@@ -411,31 +417,28 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy
                       {"reason": "residual_symbols", "symbols": extra_after})
     deadline.check()
 
+    evidence = _Evidence(written, parsed_integrand, symbol, derivative, integrand_expr,
+                         real_symbol, sorted(param_symbols.values(), key=lambda s: s.name),
+                         deadline)
+
+    def accept(stage: str, detail: dict[str, Any], confidence: Confidence) -> CheckResult:
+        # An accept that rests on the real line obeys the domain rule.
+        refused = evidence.domain_refusal(stages)
+        if refused is not None:
+            return finish(Verdict.WRONG, "domain", refused)
+        return finish(Verdict.CORRECT, stage, detail, confidence)
+
     # --- structural zero --------------------------------------------------
     start = time.perf_counter()
     residual = derivative - integrand_expr
     structural = zero_almost_everywhere(residual)
     stages.append(StageRecord("structural", ms=ms_since(start), data={"is_zero": structural}))
     if structural:
-        return finish(Verdict.CORRECT, "structural", {"reason": "structural"},
-                      Confidence.SYMBOLIC)
+        return accept("structural", {"reason": "structural"}, Confidence.SYMBOLIC)
 
     # --- numeric screen ---------------------------------------------------
     start = time.perf_counter()
-    ordered_params = sorted(param_symbols.values(), key=lambda s: s.name)
-    comparer = NumericComparer(derivative, integrand_expr, real_symbol, ordered_params, deadline)
-    screen = comparer.screen()
-    if (screen["decision"] in ("nonzero", "inconclusive") and comparer.mode == "complex"
-            and (derivative.has(*_BRANCHY) or integrand_expr.has(*_BRANCHY))):
-        # A correct real-line answer can sit on another branch of sqrt/log
-        # than the integrand off the real axis; judge it on the real line
-        # (points straddling zero, so a half-line match still fails).
-        real = NumericComparer(derivative, integrand_expr, real_symbol, ordered_params,
-                               deadline, mode="real")
-        real_screen = real.screen()
-        screen["real_fallback"] = real_screen["decision"]
-        if real_screen["decision"] in ("zero", "zero_low"):
-            comparer, screen = real, {**real_screen, "complex_decision": screen["decision"]}
+    comparer, screen = evidence.screen()
     stages.append(StageRecord("numeric_screen", ms=ms_since(start), data=screen))
     if screen["decision"] == "nonzero":
         return finish(Verdict.WRONG, "numeric_screen",
@@ -468,15 +471,18 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy
     stages.append(StageRecord("symbolic_confirm", status="ok" if proof["proved"] else "fail",
                               ms=ms_since(start), data=proof))
     if proof["proved"]:
-        return finish(Verdict.CORRECT, "symbolic_confirm", {"reason": f"proved_by_{proof['by']}"},
+        return accept("symbolic_confirm", {"reason": f"proved_by_{proof['by']}"},
                       Confidence.SYMBOLIC)
     if numerically_sure:
-        hidden = comparer.invisible_terms(derivative, real_symbol, ordered_params)
+        hidden = comparer.invisible_terms(derivative, real_symbol, evidence.params)
         if hidden:
             stages.append(StageRecord("invisible_terms", status="fail",
                                       data={"terms": hidden[:5], "n": len(hidden)}))
             return finish(Verdict.WRONG, "invisible_terms", {"reason": "invisible_terms"})
         # Record the deciding evidence last, as the trace convention wants.
+        refused = evidence.domain_refusal(stages)
+        if refused is not None:
+            return finish(Verdict.WRONG, "domain", refused)
         stages.append(StageRecord("numeric_accept", data={
             "decision": "zero", "levels": confirm["levels"],
             "worst_rel_residual": confirm["worst_rel_residual"],
@@ -488,6 +494,107 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy
         return finish(Verdict.TIMEOUT, "symbolic_confirm", {"reason": "timeout"})
     # Neither evaluable nor provable: never accept what nothing supports.
     return finish(Verdict.WRONG, "symbolic_confirm", {"reason": "unverifiable"})
+
+
+class _Evidence:
+    """The numeric side of one check: points drawn for this (answer,
+    integrand) pair, the comparisons on them, and the domain rule.
+
+    Randomness is seeded by the answer and the integrand as parsed (see
+    :mod:`.sampling`), one stream per use, so each is reproducible alone.
+    """
+
+    def __init__(self, written: sp.Expr, parsed_integrand: sp.Expr, symbol: str,
+                 derivative: sp.Expr, integrand: sp.Expr, real_symbol: sp.Symbol,
+                 params: list[sp.Symbol], deadline: Deadline) -> None:
+        self.written, self.parsed_integrand, self.symbol = written, parsed_integrand, symbol
+        self.derivative, self.integrand, self.x = derivative, integrand, real_symbol
+        self.params = params
+        self.deadline = deadline
+        self.seed = seed_for(written, parsed_integrand, sp.Symbol(symbol))
+        self.param_values = parameter_values(random.Random(self.seed ^ 2), len(params))
+        self._domain: DomainReport | None = None
+        # True once the evidence for F' = f comes from the real line rather
+        # than from an identity of analytic functions (complex points).
+        self.on_real_line = False
+
+    def domain(self) -> DomainReport:
+        if self._domain is None:
+            self._domain = analyze(self.written, self.parsed_integrand, self.symbol,
+                                   {p.name: v for p, v in zip(self.params, self.param_values,
+                                                              strict=True)},
+                                   random.Random(self.seed ^ 1), self.deadline)
+        return self._domain
+
+    def _comparer(self, points, usable=None, real_only=True) -> NumericComparer:
+        return NumericComparer(self.derivative, self.integrand, self.x, self.params,
+                               self.deadline, points, usable=usable,
+                               param_values=self.param_values, real_only=real_only)
+
+    def _real_line_comparer(self, domain: DomainReport) -> NumericComparer:
+        if domain.decision == "empty":
+            # An integrand real nowhere on the line (sqrt(-csch(x)^2)): its
+            # complex values are compared as they are, on every point.
+            return self._comparer(domain.points, real_only=False)
+        return self._comparer(domain.points, domain.usable)
+
+    def screen(self) -> tuple[NumericComparer, dict[str, Any]]:
+        """The cheap first comparison, on complex points for analytic
+        expressions and on the real line (domain rule applied) otherwise."""
+        if sampling_mode(self.derivative, self.integrand) == "real":
+            domain = self.domain()
+            comparer = self._real_line_comparer(domain)
+            self.on_real_line = True
+            return comparer, self._real_screen(comparer, domain)
+        comparer = self._comparer(complex_points(random.Random(self.seed)))
+        screen = comparer.screen()
+        if screen["decision"] in ("nonzero", "inconclusive") and (
+                self.derivative.has(*_BRANCHY) or self.integrand.has(*_BRANCHY)):
+            # A correct real-line answer can sit on another branch of sqrt/log
+            # than the integrand off the real axis: judge it on the real line,
+            # where both are real (breakpoints and both sides of them sampled).
+            domain = self.domain()
+            real = self._real_line_comparer(domain)
+            real_screen = self._real_screen(real, domain)
+            screen["real_fallback"] = real_screen["decision"]
+            if real_screen["decision"] in ("zero", "zero_low"):
+                self.on_real_line = True
+                return real, {**real_screen, "complex_decision": screen["decision"]}
+        return comparer, screen
+
+    @staticmethod
+    def _real_screen(comparer: NumericComparer, domain: DomainReport) -> dict[str, Any]:
+        screen = {**comparer.screen(), "domain": domain.to_dict()}
+        if domain.truncated and screen["decision"] in ("zero", "zero_low"):
+            # Agreement on a sample that skipped some pieces is no evidence
+            # for them: only a proof may accept (padding an answer with
+            # harmless kinks must not hide a wrong piece).
+            screen["decision"] = "inconclusive"
+            screen["note"] = "too many breakpoints to sample every piece"
+        return screen
+
+    def domain_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
+        """``None`` when the answer may be accepted; else the WRONG detail.
+
+        An identity of analytic functions (a structural zero, a proof, or
+        agreement at complex points) needs no look: F' = f then holds for the
+        principal branches everywhere, the reading of a computer algebra
+        system. Evidence from the real line counts only where both sides are
+        real, so it also needs F real on the whole of a component of the
+        integrand's real domain; an answer real wherever the integrand is (no
+        logarithm, radical or bounded inverse in it) has that already."""
+        if not self.on_real_line or not restricts_domain(self.written):
+            return None
+        start = time.perf_counter()
+        domain = self.domain()
+        ok = domain.decision in ("ok", "empty")
+        stages.append(StageRecord("domain", "ok" if ok else "fail", ms_since(start),
+                                  domain.to_dict()))
+        if ok:
+            return None
+        return {"reason": "partial_domain",
+                "message": "the answer is real on no whole interval of the integrand's "
+                           "real domain"}
 
 
 __all__ = ["check_antiderivative"]

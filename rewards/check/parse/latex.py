@@ -323,9 +323,20 @@ def _rebuild(e: sp.Basic, symbol: str) -> sp.Basic:
             return sp.polylog(*args)
         func = FUNCTIONS.get(name)
         if func is not None and len(args) == 1:
-            return func(*args)
+            return _apply(func, args)
         return sp.Function(name)(*args)
+    if isinstance(e, sp.Function):
+        return _apply(e.func, args)
     return e.func(*args)
+
+
+def _apply(func, args: list[sp.Basic]) -> sp.Basic:
+    # As the SymPy-text parser does: a function of the variable stays as
+    # written (exp(2 log x) is not x**2 yet), so the domain rule can read the
+    # answer as the model wrote it; rebinding the variable evaluates it.
+    if func is sp.log and len(args) == 2 and args[1] is sp.E:
+        args = args[:1]  # the grammar's \ln is log base e
+    return func(*args, evaluate=not any(a.free_symbols for a in args))
 
 
 def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS,

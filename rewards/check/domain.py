@@ -1,0 +1,302 @@
+r"""The real domain of an answer and of the integrand: one rule.
+
+The rule (``docs/domain.md`` explains it with examples): an answer F is an
+antiderivative of f when F' = f wherever F is real-valued, and F is
+real-valued on the whole of at least one component (maximal interval) of the
+real domain of f.
+
+* ``\ln x`` for ``1/x`` (real on the component x > 0), ``\cosh^{-1} x`` for
+  ``1/\sqrt{x^2-1}`` (x > 1), ``-\ln(\cos x)`` for ``\tan x`` (|x| < pi/2):
+  CORRECT.
+* ``\sqrt{x^2}`` for ``x`` (real everywhere, wrong for x < 0) and
+  ``e^{2\ln x}`` for ``2x`` (real only for x > 0, a part of the one
+  component, the whole line): WRONG.
+* An integrand with no real domain at all (``\sqrt{-\operatorname{csch}^2 x}``)
+  leaves the question to complex points.
+
+"Real-valued" is read the way the answer is written. Without an imaginary
+unit it is real analysis: F is defined at x where every part of it is (a
+logarithm of a positive number, an even root of a non-negative one, arcsin of
+[-1, 1], no division by zero), so ``e^{2\ln x}`` is undefined for x < 0 even
+though SymPy would simplify it to ``x^2``. With ``i`` in it, the answer is a
+complex expression (as ``sympy.latex`` prints some antiderivatives): defined
+wherever its value is finite, since such forms are often real only up to an
+imaginary constant (``-i F(\pi/2 + i x \mid -1)``), which d/dx removes; there
+the real-line comparison of F' with f decides. The answer's structure is taken as
+parsed, before the checker rebinds the variable (which evaluates
+``exp(2 log x)`` away).
+
+Components of the integrand's domain are separated by its own breakpoints of
+the kinds that end a domain (poles, zeros of logarithm and radicand
+arguments, inverse-function boundaries), never by mere kinks (``|x|``).
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath as mp
+import sympy as sp
+
+from .sampling import Point, breakpoints, real_points
+from .timebox import Deadline, StepTimeout
+
+# Functions real and finite at every real argument: an answer built only
+# from these (and + - * and integer powers) is real wherever it is finite.
+_REAL_ENTIRE = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.asinh,
+                sp.erf, sp.erfc, sp.erfi, sp.Si, sp.Shi, sp.fresnels, sp.fresnelc, sp.Abs,
+                sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac, sp.Min, sp.Max,
+                sp.Piecewise, sp.sech, sp.acot, sp.tan, sp.cot, sp.sec, sp.csc, sp.coth,
+                sp.csch)
+
+
+def restricts_domain(expr: sp.Basic) -> bool:
+    """Whether ``expr`` may be non-real on part of the real line: it holds a
+    logarithm, a non-integer power, an inverse function with a bounded
+    domain, a special function of that kind, or the imaginary unit."""
+    if expr.has(sp.I):
+        return True
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Pow) and not node.exp.is_Integer:
+            return True
+        if isinstance(node, sp.Function) and not isinstance(node, _REAL_ENTIRE):
+            return True
+    return False
+
+
+# --- real-analysis evaluation ----------------------------------------------------
+
+def _in(lo: Any, hi: Any) -> Callable[[Any], bool]:
+    return lambda u: lo <= u <= hi
+
+
+_DOMAINS: dict[type, Callable[[Any], bool]] = {
+    sp.log: lambda u: u > 0,
+    sp.asin: _in(-1, 1), sp.acos: _in(-1, 1),
+    sp.asec: lambda u: abs(u) >= 1, sp.acsc: lambda u: abs(u) >= 1,
+    sp.acosh: lambda u: u >= 1, sp.atanh: lambda u: abs(u) < 1,
+    sp.acoth: lambda u: abs(u) > 1, sp.asech: lambda u: 0 < u <= 1,
+    sp.acsch: lambda u: u != 0, sp.coth: lambda u: u != 0, sp.csch: lambda u: u != 0,
+    sp.tan: lambda u: mp.cos(u) != 0, sp.sec: lambda u: mp.cos(u) != 0,
+    sp.cot: lambda u: mp.sin(u) != 0, sp.csc: lambda u: mp.sin(u) != 0,
+}
+_MPMATH: dict[type, Callable[..., Any]] = {
+    sp.exp: mp.exp, sp.log: mp.log, sp.sin: mp.sin, sp.cos: mp.cos, sp.tan: mp.tan,
+    sp.cot: mp.cot, sp.sec: mp.sec, sp.csc: mp.csc, sp.sinh: mp.sinh, sp.cosh: mp.cosh,
+    sp.tanh: mp.tanh, sp.coth: mp.coth, sp.sech: mp.sech, sp.csch: mp.csch,
+    sp.asin: mp.asin, sp.acos: mp.acos, sp.atan: mp.atan, sp.asec: mp.asec, sp.acsc: mp.acsc,
+    sp.asinh: mp.asinh, sp.acosh: mp.acosh, sp.atanh: mp.atanh, sp.acoth: mp.acoth,
+    sp.asech: mp.asech, sp.acsch: mp.acsch, sp.Abs: abs,
+    sp.acot: lambda u: mp.pi / 2 - mp.atan(u),  # SymPy's acot: continuous at 0, odd
+}
+
+
+class _Undefined(Exception):
+    """The expression has no real value at this point."""
+
+
+class RealEvaluator:
+    """Values of one expression at real points, in real analysis (see the
+    module docstring); ``None`` where it is undefined or not real. An
+    expression with ``i`` in it is complex: defined where it is finite."""
+
+    def __init__(self, expr: sp.Expr, *, real_values: bool = False) -> None:
+        self.expr = expr
+        self.names: dict[str, Any] = {}  # symbol name -> value (mpf), set per call
+        self.complex_form = expr.has(sp.I)
+        # An integrand must be real-valued to have a real domain; an answer in
+        # complex form only needs a value (an imaginary constant is allowed).
+        self.real_values = real_values
+        self._lambdified: dict[Any, Callable[..., Any]] = {}
+
+    def __call__(self, values: dict[str, Any]) -> Any:
+        self.names = values
+        try:
+            if self.complex_form:
+                value = self._generic(self.expr)
+                if self.real_values:
+                    return _real_part_if_real(value)
+                if not mp.isfinite(value):
+                    raise _Undefined
+                return value
+            return self._value(self.expr, {})
+        except (_Undefined, ZeroDivisionError, ValueError, OverflowError, TypeError):
+            return None
+        except StepTimeout:
+            raise
+        except Exception:  # noqa: BLE001 - an evaluation error means "no value here"
+            return None
+
+    def _generic(self, node: sp.Basic) -> Any:
+        symbols = sorted(node.free_symbols, key=lambda s: s.name)
+        fn = self._lambdified.get(node)
+        if fn is None:
+            fn = self._lambdified[node] = sp.lambdify(symbols, node, "mpmath")
+        return mp.mpmathify(fn(*(self.names[s.name] for s in symbols)))
+
+    def _value(self, node: sp.Basic, memo: dict[sp.Basic, Any]) -> Any:
+        done = memo.get(node)
+        if done is not None:
+            return done
+        value = self._compute(node, memo)
+        if not mp.isfinite(value):
+            raise _Undefined
+        memo[node] = value
+        return value
+
+    def _compute(self, node: sp.Basic, memo: dict[sp.Basic, Any]) -> Any:
+        if node.is_Symbol:
+            return self.names[node.name]
+        if node.is_Number or node.is_NumberSymbol:
+            return mp.mpmathify(node.evalf(mp.mp.dps + 5))
+        if isinstance(node, sp.Add):
+            return mp.fsum(self._value(a, memo) for a in node.args)
+        if isinstance(node, sp.Mul):
+            out = mp.mpf(1)
+            for a in node.args:
+                out *= self._value(a, memo)
+            return out
+        if isinstance(node, sp.Pow):
+            return self._power(node, memo)
+        if isinstance(node, sp.Piecewise):
+            for piece, cond in node.args:
+                if self._holds(cond, memo):
+                    return self._value(piece, memo)
+            raise _Undefined
+        func = type(node)
+        if func not in _MPMATH and func is not sp.log and not isinstance(
+                node, (sp.Min, sp.Max, sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac)):
+            # Special functions (and nodes with non-expression arguments, such
+            # as hyper's parameter tuples): real where their value is real.
+            return _real_part_if_real(self._generic(node))
+        args = [self._value(a, memo) for a in node.args]
+        if func is sp.log and len(args) == 2:
+            if args[0] <= 0 or args[1] <= 0:
+                raise _Undefined
+            return mp.log(args[0]) / mp.log(args[1])
+        check = _DOMAINS.get(func)
+        if check is not None and not check(args[0]):
+            raise _Undefined
+        impl = _MPMATH.get(func)
+        if impl is not None:
+            return impl(*args)
+        if isinstance(node, (sp.Min, sp.Max)):
+            return min(args) if isinstance(node, sp.Min) else max(args)
+        return self._generic_of(node, args)
+
+    def _power(self, node: sp.Pow, memo: dict[sp.Basic, Any]) -> Any:
+        base = self._value(node.base, memo)
+        exponent = node.exp
+        if exponent.is_Integer:
+            if base == 0 and exponent < 0:
+                raise _Undefined
+            return base ** int(exponent)
+        e = self._value(exponent, memo)
+        if base > 0:
+            return base ** e
+        if base == 0 and e > 0:
+            return mp.mpf(0)
+        # A negative base to a non-integer power has no real (principal) value.
+        raise _Undefined
+
+    def _holds(self, cond: sp.Basic, memo: dict[sp.Basic, Any]) -> bool:
+        if cond is sp.true:
+            return True
+        if cond is sp.false:
+            return False
+        if isinstance(cond, sp.And):
+            return all(self._holds(c, memo) for c in cond.args)
+        if isinstance(cond, sp.Or):
+            return any(self._holds(c, memo) for c in cond.args)
+        if isinstance(cond, sp.Not):
+            return not self._holds(cond.args[0], memo)
+        if isinstance(cond, sp.core.relational.Relational):
+            lhs, rhs = self._value(cond.lhs, memo), self._value(cond.rhs, memo)
+            return bool({"<": lhs < rhs, "<=": lhs <= rhs, ">": lhs > rhs, ">=": lhs >= rhs,
+                         "==": lhs == rhs, "!=": lhs != rhs}[cond.rel_op])
+        raise _Undefined
+
+
+def _real_part_if_real(value: Any) -> Any:
+    if isinstance(value, mp.mpc):
+        # Relative: I*csch(x) is tiny far out, but never real.
+        if abs(value.imag) > abs(value) * mp.mpf(10) ** (-(mp.mp.dps // 2)):
+            raise _Undefined
+        value = value.real
+    if not mp.isfinite(value):
+        raise _Undefined
+    return value
+
+
+# --- the rule ----------------------------------------------------------------------
+
+@dataclass
+class DomainReport:
+    """The real sample of one check and what the domain rule made of it.
+
+    ``decision``: ``ok`` (the answer is real on the whole of a component of
+    the integrand's real domain), ``partial`` (on none: WRONG), ``empty``
+    (the integrand is real nowhere on the sample: complex points decide).
+    ``usable`` are the indices of ``points`` where both are real: where a
+    real-line comparison of F' and f counts.
+    """
+
+    points: list[Point]
+    decision: str
+    usable: set[int] = field(default_factory=set)
+    components: int = 0
+    covered: int = 0
+    n_breakpoints: int = 0
+    # More breakpoints than a check probes: the real sample may miss a piece.
+    truncated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"decision": self.decision, "points": len(self.points),
+                "usable": len(self.usable), "components": self.components,
+                "covered_components": self.covered, "breakpoints": self.n_breakpoints,
+                "truncated": self.truncated}
+
+
+def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
+            parameters: dict[str, Any], rng: random.Random, deadline: Deadline,
+            dps: int = 20) -> DomainReport:
+    """Sample the real line (breakpoints of both expressions included) and
+    apply the domain rule. ``answer`` and ``integrand`` are as parsed (plain
+    symbols, unevaluated where the parser left them so); ``parameters`` maps
+    parameter names to the values the checker samples them at."""
+    x = next((s for s in (answer.free_symbols | integrand.free_symbols)
+              if s.name == symbol), sp.Symbol(symbol))
+    fixed = {s: sp.Rational(str(parameters[s.name]))
+             for s in (answer.free_symbols | integrand.free_symbols) if s.name in parameters}
+    roots: dict = {}
+    all_breaks = breakpoints([answer, integrand], x, deadline, fixed, cache=roots)
+    splits = breakpoints([integrand], x, deadline, fixed, domain_only=True, cache=roots)
+    points = real_points(rng, all_breaks)
+    f_value = RealEvaluator(integrand, real_values=True)
+    F_value = RealEvaluator(answer)
+    components: dict[int, list[bool]] = {}
+    usable: set[int] = set()
+    with mp.workdps(dps):
+        params = {name: mp.mpf(str(v)) for name, v in parameters.items()}
+        split_at = [mp.mpf(hi.numerator) / hi.denominator for _, hi in splits]
+        order = sorted(range(len(points)), key=lambda i: mp.mpf(points[i][0]))
+        for i in order:
+            deadline.check()
+            t = mp.mpf(points[i][0])
+            values = {symbol: t, **params}
+            if f_value(values) is None:
+                continue
+            component = sum(1 for hi in split_at if hi < t)
+            defined = F_value(values) is not None
+            components.setdefault(component, []).append(defined)
+            if defined:
+                usable.add(i)
+    covered = sum(1 for flags in components.values() if all(flags))
+    if not components:
+        decision = "empty"
+    else:
+        decision = "ok" if covered else "partial"
+    return DomainReport(points, decision, usable, len(components), covered, len(all_breaks),
+                        all_breaks.truncated)

@@ -1,0 +1,363 @@
+"""Where the numeric evidence is taken: sample points no policy can learn.
+
+Fixed public points can be gamed: a polynomial that vanishes at them, or an
+answer whose derivative is wrong only between two of them, passes every
+check. So the points of one check are drawn from a generator seeded by a
+hash of (answer, integrand): the same pair always gets the same points (the
+verdict is reproducible and cacheable), but no point set is written in code,
+and changing the answer by a hair changes all of them.
+
+* Complex points (:func:`complex_points`), for analytic expressions: stratified
+  over both half-planes and over scales from 0.1 to several hundred, so an
+  answer right only for ``Re z > 0``, or only near the origin, is caught.
+* Real points (:func:`real_points`), for non-analytic expressions (``|u|``,
+  ``sign``, ``floor``, ``Heaviside``, ``Min``/``Max``, ``Piecewise``) and for the
+  domain rule: spread over the whole line, plus the *breakpoints* of the
+  expressions (:func:`breakpoints`: real roots of the arguments of those
+  functions, of logarithms, radicals, denominators, inverse trig and
+  hyperbolic functions, and Piecewise condition boundaries) with points
+  inside every interval between consecutive breakpoints, however narrow,
+  and beyond the outermost ones.
+
+Points are decimal strings (one exact number, read at any precision), real
+points as ``(re, "0")`` pairs like complex ones.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+import mpmath as mp
+import sympy as sp
+from sympy.functions.elementary.trigonometric import TrigonometricFunction
+
+from .timebox import Deadline, StepTimeout
+
+Point = tuple[str, str]
+
+# Breakpoints are looked for (and used) within this distance of the origin:
+# far enough to cover the scales the spread points reach.
+SPAN = 1000
+# Numeric root scan: a grid dense near the origin (where answers' kinks and
+# domain boundaries usually are) and logarithmically spaced out to SPAN.
+_GRID = sorted({0.0, *(k / 20 for k in range(-400, 401)),
+                *(s * 10 ** (e / 16) for s in (-1, 1) for e in range(-48, 49))})
+_BISECTIONS = 52
+# A check probes at most this many breakpoints (the ones nearest the origin);
+# an answer with more gets no numeric-only accept on the real line.
+MAX_BREAKPOINTS = 48
+# A periodic argument (tan x) has hundreds of roots within SPAN: the ones of
+# a few periods around the origin are kept.
+PERIODIC_ROOTS = 12
+# Degree up to which a polynomial argument's real roots are isolated exactly.
+_MAX_EXACT_DEGREE = 60
+
+
+def seed_for(*exprs: sp.Basic) -> int:
+    """A seed from the expressions' exact structure (``srepr`` is canonical:
+    no hash randomization, no numeric sorting)."""
+    digest = hashlib.sha256("\x1f".join(sp.srepr(e) for e in exprs).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _decimal(value: float, digits: int = 8) -> str:
+    return f"{value:.{digits}g}"
+
+
+def _spread(rng: random.Random, sign: int) -> float:
+    """A magnitude across scales: near the origin, moderate, and far out."""
+    tier = rng.random()
+    if tier < 0.45:
+        magnitude = rng.uniform(0.05, 3.0)
+    elif tier < 0.8:
+        magnitude = rng.uniform(3.0, 30.0)
+    else:
+        magnitude = 10 ** rng.uniform(1.5, 2.7)  # ~30 to ~500
+    return sign * magnitude
+
+
+def complex_points(rng: random.Random, n: int = 8) -> list[Point]:
+    """``n`` generic complex points, half with a negative real part and the
+    imaginary parts of both signs (a wrong answer that agrees with the
+    integrand on one half-plane must not see only that half-plane)."""
+    points = []
+    for i in range(n):
+        re_sign = 1 if i % 2 == 0 else -1
+        im_sign = 1 if (i // 2) % 2 == 0 else -1
+        re = _spread(rng, re_sign)
+        im = im_sign * rng.uniform(0.05, 1.5)
+        points.append((_decimal(re), _decimal(im, 6)))
+    rng.shuffle(points)
+    return points
+
+
+def parameter_values(rng: random.Random, n: int) -> list[str]:
+    """Values for the integrand's own parameters (``a`` in ``a*x``), taken
+    real and positive as in a table of integrals, spread and distinct."""
+    return [_decimal(rng.uniform(0.4, 3.6), 6) for _ in range(n)]
+
+
+# --- breakpoints -----------------------------------------------------------------
+
+_KINKS = (sp.Abs, sp.sign, sp.Heaviside, sp.re, sp.im, sp.arg, sp.floor, sp.ceiling, sp.frac,
+          sp.Min, sp.Max, sp.Piecewise)
+
+
+# What a breakpoint is to the expression around it.
+KINK, POLE, BOUNDARY = "kink", "pole", "boundary"
+
+
+def _kink_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str]]:
+    """Expressions whose real zeros are where ``expr`` may kink or jump
+    (KINK), blow up or stop being defined at a point (POLE: a logarithm's
+    argument, a denominator), or start or stop being real (BOUNDARY: a
+    radicand, an inverse function's domain bound)."""
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.re, sp.im, sp.arg)):
+            yield node.args[0], KINK
+        elif isinstance(node, sp.log):
+            yield node.args[0], POLE
+        elif isinstance(node, (sp.floor, sp.ceiling, sp.frac)):
+            # Jumps where the argument crosses an integer: the ones nearest
+            # the origin's values matter most.
+            yield from ((node.args[0] - k, KINK) for k in range(-6, 7))
+        elif isinstance(node, (sp.Min, sp.Max)):
+            args = node.args
+            yield from ((a - b, KINK) for i, a in enumerate(args) for b in args[i + 1:])
+        elif isinstance(node, sp.Piecewise):
+            for _, cond in node.args:
+                yield from ((g, KINK) for g in _condition_boundaries(cond))
+        elif isinstance(node, sp.Pow):
+            base, exponent = node.args
+            if exponent.is_Integer and exponent < 0:
+                yield base, POLE
+            elif not exponent.is_Integer:
+                # A radicand's sign; a negative or symbolic power may also blow up.
+                yield base, POLE if exponent.is_negative else BOUNDARY
+        elif isinstance(node, (sp.asin, sp.acos, sp.atanh)):
+            yield node.args[0] - 1, BOUNDARY
+            yield node.args[0] + 1, BOUNDARY
+        elif isinstance(node, (sp.asec, sp.acsc, sp.acoth)):
+            yield node.args[0] - 1, BOUNDARY
+            yield node.args[0] + 1, BOUNDARY
+            yield node.args[0], POLE
+        elif isinstance(node, sp.acosh):
+            yield node.args[0] - 1, BOUNDARY
+        elif isinstance(node, sp.asech):
+            yield node.args[0], POLE
+            yield node.args[0] - 1, BOUNDARY
+        elif isinstance(node, (sp.tan, sp.sec)):
+            yield sp.cos(node.args[0]), POLE
+        elif isinstance(node, (sp.cot, sp.csc)):
+            yield sp.sin(node.args[0]), POLE
+        elif isinstance(node, (sp.coth, sp.csch, sp.acsch)):
+            yield node.args[0], POLE
+
+
+def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
+    if isinstance(cond, sp.core.relational.Relational):
+        yield cond.lhs - cond.rhs
+    elif isinstance(cond, (sp.And, sp.Or, sp.Not)):
+        for arg in cond.args:
+            yield from _condition_boundaries(arg)
+
+
+# A root: an isolating interval, and whether the sign changes across it.
+Root = tuple[Fraction, Fraction, bool]
+
+
+def _exact_roots(poly: sp.Poly) -> list[Root] | None:
+    """Isolating intervals of the real roots of a rational polynomial."""
+    if poly.degree() < 1:
+        return []
+    if poly.degree() > _MAX_EXACT_DEGREE or not poly.domain.is_Exact:
+        return None
+    if not (poly.domain.is_ZZ or poly.domain.is_QQ):
+        return None
+    intervals = poly.intervals(eps=sp.Rational(1, 10**12))
+    return [(Fraction(int(a.p), int(a.q)), Fraction(int(b.p), int(b.q)), multiplicity % 2 == 1)
+            for (a, b), multiplicity in intervals]
+
+
+def _numeric_roots(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
+    """Sign changes of ``g`` on a fixed grid, refined by bisection: every real
+    root of odd multiplicity that the grid separates from its neighbours.
+
+    Machine floats: a breakpoint only has to fall in the right gap between
+    sample points, and the scan evaluates ``g`` a thousand times."""
+    try:
+        fn = sp.lambdify(x, g, modules=["math", "mpmath"])
+    except Exception:  # noqa: BLE001 - a node lambdify cannot print: no breakpoints from it
+        return []
+
+    def sign_at(t: float) -> int:
+        try:
+            value = fn(t)
+            if isinstance(value, complex) or getattr(value, "imag", 0):
+                return 0  # outside the real domain: no sign there
+            value = float(value)
+        except StepTimeout:
+            raise
+        except Exception:  # noqa: BLE001 - a domain or overflow error: no sign there
+            return 0
+        if value != value or value in (math.inf, -math.inf):
+            return 0
+        return (value > 0) - (value < 0)
+
+    roots: list[Root] = []
+    previous_t, previous_s = None, 0
+    touching: tuple[float, int] | None = None  # an exact zero, and the sign before it
+    for k, t in enumerate(_GRID):
+        if k % 64 == 0:
+            deadline.check()
+        s = sign_at(t)
+        if touching is not None and s:
+            zero, before = touching
+            roots.append((Fraction(zero), Fraction(zero), s != before))
+            touching = None
+        if s == 0 and previous_s != 0:
+            # An exact zero (or the edge of the domain) on the grid.
+            touching = (t, previous_s)
+        elif s and previous_s and s != previous_s:
+            lo, hi = previous_t, t
+            for _ in range(_BISECTIONS):
+                mid = (lo + hi) / 2
+                if mid in (lo, hi):
+                    break
+                m = sign_at(mid)
+                if m == 0:
+                    lo = hi = mid
+                    break
+                lo, hi = (mid, hi) if m == previous_s else (lo, mid)
+            roots.append((Fraction(lo), Fraction(hi), True))
+        previous_t, previous_s = t, s
+    if touching is not None:
+        roots.append((Fraction(touching[0]), Fraction(touching[0]), True))
+    return roots
+
+
+def _roots_of(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
+    g = sp.sympify(g)
+    if not g.has(x):
+        return []
+    found: list[Root] = []
+    numerator, denominator = sp.fraction(sp.together(g)) if g.is_rational_function(x) else (g, 1)
+    for part in (numerator, denominator):
+        if not sp.sympify(part).has(x):
+            continue
+        exact = None
+        if part.is_polynomial(x):
+            try:
+                exact = _exact_roots(sp.Poly(part, x))
+            except (sp.PolynomialError, sp.polys.polyerrors.PolificationFailed):
+                exact = None
+        found.extend(exact if exact is not None else _numeric_roots(part, x, deadline))
+    return found
+
+
+def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
+                substitutions: dict[sp.Symbol, sp.Expr] | None = None, *,
+                domain_only: bool = False, cache: dict[sp.Expr, list[Root]] | None = None,
+                ) -> Breakpoints:
+    """Disjoint, sorted isolating intervals of the real breakpoints of ``exprs``
+    within :data:`SPAN` of the origin (at most :data:`MAX_BREAKPOINTS`, the
+    ones nearest the origin; ``truncated`` says when there were more).
+
+    With ``domain_only``, only the breakpoints that end a piece of the real
+    domain: poles, and boundaries where the sign really changes (the zero of
+    ``|x|`` under a square root is not one). ``cache`` keeps the roots of each
+    argument across calls of one check."""
+    substitutions = substitutions or {}
+    cache = {} if cache is None else cache
+    seen: set[tuple[sp.Expr, str]] = set()
+    intervals: list[tuple[Fraction, Fraction]] = []
+    for expr in exprs:
+        for g, kind in _kink_arguments(expr):
+            if domain_only and kind == KINK:
+                continue
+            g = g.xreplace(substitutions) if substitutions else g
+            if (g, kind) in seen or not g.has(x):
+                continue
+            seen.add((g, kind))
+            deadline.check()
+            if g not in cache:
+                roots = [r for r in _roots_of(g, x, deadline) if -SPAN <= r[0] and r[1] <= SPAN]
+                if _periodic(g, x):
+                    # A few periods around the origin stand for all of them.
+                    roots = sorted(roots, key=lambda r: abs(r[0] + r[1]))[:PERIODIC_ROOTS]
+                cache[g] = roots
+            intervals.extend((lo, hi) for lo, hi, odd in cache[g]
+                             if not domain_only or kind == POLE or odd)
+    return _merge(intervals)
+
+
+def _periodic(g: sp.Expr, x: sp.Symbol) -> bool:
+    """Whether ``g`` is a function of trig functions of one linear argument
+    (tan x, cos(2x + 1) - 1/2): its breakpoints repeat with a period."""
+    arguments = set()
+    for node in sp.preorder_traversal(g):
+        if isinstance(node, TrigonometricFunction) and node.has(x):
+            arguments.add(node.args[0])
+    if not arguments or any(not sp.Poly(a, x).is_linear if a.is_polynomial(x) else True
+                            for a in arguments):
+        return False
+    slopes = {sp.Poly(a, x).coeff_monomial(x) for a in arguments}
+    if len(slopes) != 1:
+        return False
+    bare = g.xreplace({node: sp.Dummy() for node in sp.preorder_traversal(g)
+                       if isinstance(node, TrigonometricFunction) and node.has(x)})
+    return not bare.has(x)
+
+
+class Breakpoints(list):
+    """Sorted isolating intervals ``(lo, hi)``; ``truncated`` when more were
+    found than a check probes (evidence between the others is missing)."""
+
+    truncated: bool = False
+
+
+def _merge(intervals: list[tuple[Fraction, Fraction]]) -> Breakpoints:
+    """Overlapping intervals (the same root found twice) become one; keep the
+    ones nearest the origin."""
+    merged: list[list[Fraction]] = []
+    for lo, hi in sorted(intervals):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    out = Breakpoints()
+    if len(merged) > MAX_BREAKPOINTS:
+        merged = sorted(merged, key=lambda iv: abs(iv[0] + iv[1]))[:MAX_BREAKPOINTS]
+        merged.sort()
+        out.truncated = True
+    out.extend((lo, hi) for lo, hi in merged)
+    return out
+
+
+def _fraction_decimal(value: Fraction, digits: int = 24) -> str:
+    # Enough digits to stay strictly inside any gap the root isolation left.
+    return mp.nstr(mp.mpf(value.numerator) / value.denominator, digits,
+                   min_fixed=-mp.inf, max_fixed=mp.inf)
+
+
+def real_points(rng: random.Random, intervals: Sequence[tuple[Fraction, Fraction]],
+                n_spread: int = 10, per_gap: int = 2) -> list[Point]:
+    """Spread points on the whole line plus, around the breakpoints, points
+    inside every gap between consecutive ones and beyond the outermost."""
+    values: list[str] = []
+    for i in range(n_spread):
+        values.append(_decimal(_spread(rng, 1 if i % 2 == 0 else -1)))
+    for (_, hi), (lo, _) in zip(intervals, intervals[1:], strict=False):
+        for _ in range(per_gap):
+            t = Fraction(rng.uniform(0.15, 0.85))
+            values.append(_fraction_decimal(hi + (lo - hi) * t))
+    if intervals:
+        first, last = intervals[0][0], intervals[-1][1]
+        for distance in (rng.uniform(0.001, 0.5), rng.uniform(0.5, 50.0)):
+            values.append(_fraction_decimal(first - Fraction(distance)))
+            values.append(_fraction_decimal(last + Fraction(distance)))
+    unique = list(dict.fromkeys(values))
+    return [(v, "0") for v in unique]

@@ -1,0 +1,182 @@
+"""The domain rule and the sampling behind the numeric evidence.
+
+The rule (rewards/check/domain.py, docs/domain.md): F is an antiderivative of
+f when F' = f wherever F is real-valued and F is real on the whole of at least
+one component of f's real domain. Sample points are drawn per check from a
+generator seeded by (answer, integrand): wrong answers that differ from a
+right one only between two points, beyond them, or on half the line, must
+never pass, wherever the difference is.
+"""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rewards import Confidence, Verdict, check_antiderivative
+from rewards.check.domain import analyze, restricts_domain
+from rewards.check.sampling import breakpoints, complex_points, real_points, seed_for
+from rewards.check.timebox import Deadline
+
+x = sp.Symbol("x")
+
+
+def check(answer, integrand, kind="latex"):
+    return check_antiderivative(answer, integrand, input_kind=kind, timeout_s=30)
+
+
+@pytest.mark.parametrize("answer, integrand", [
+    (r"\ln x", "1/x"),                                     # real on x > 0, a whole component
+    (r"\ln(x - 1)", "1/(x - 1)"),
+    (r"\ln(x^2 - 1)", "2*x/(x**2 - 1)"),                   # real on |x| > 1: two components
+    (r"\cosh^{-1} x", "1/sqrt(x**2 - 1)"),                  # the textbook answer, x > 1
+    (r"\cosh^{-1} x", "1/(sqrt(x - 1)*sqrt(x + 1))"),       # ... whatever the integrand's form
+    (r"\operatorname{arcsec} x", "1/(Abs(x)*sqrt(x**2 - 1))"),
+    (r"-\ln(\cos x)", "tan(x)"),                           # |x| < pi/2 and its translates
+    (r"\ln x", "1/Abs(x)"),                                # right on the whole of x > 0
+    (r"2\sqrt{x}", "1/sqrt(x)"),
+    (r"\arcsin x", "1/sqrt(1 - x**2)"),
+    (r"x \ln x - x", "log(x)"),
+    (r"\frac{x|x|}{2}", "Abs(x)"),
+])
+def test_valid_on_a_whole_component_is_correct(answer, integrand):
+    result = check(answer, integrand)
+    assert result.verdict is Verdict.CORRECT, result.render()
+
+
+@pytest.mark.parametrize("answer, integrand, reason", [
+    (r"\sqrt{x^2}", "x", "numeric_mismatch"),              # real everywhere, wrong for x < 0
+    (r"\frac{2}{3} x^{3/2}", "sqrt(Abs(x))", "partial_domain"),  # real on x > 0 only, part of R
+    (r"\operatorname{arcsec} x", "1/(x*sqrt(x**2 - 1))", "numeric_mismatch"),  # -f for x < -1
+])
+def test_real_but_wrong_somewhere_or_real_on_part_of_a_component_is_wrong(
+        answer, integrand, reason):
+    result = check(answer, integrand)
+    assert result.verdict is Verdict.WRONG, result.render()
+    assert result.reason == reason
+
+
+@pytest.mark.parametrize("answer, integrand, correct", [
+    # Integrands real nowhere on the line: their complex values decide.
+    ("asin(coth(x))", "sqrt(-csch(x)**2)", True),
+    ("-asin(coth(x))", "sqrt(-csch(x)**2)", False),
+    ("x", "sqrt(-csch(x)**2)", False),
+    ("-log(cos(x))*cot(x)/sqrt(-cot(x)**2)", "1/sqrt(1 - csc(x)**2)", True),
+    ("log(cos(x))*cot(x)/sqrt(-cot(x)**2)", "1/sqrt(1 - csc(x)**2)", False),
+])
+def test_integrand_with_an_empty_real_domain_is_decided_on_its_complex_values(
+        answer, integrand, correct):
+    result = check(answer, integrand, kind="sympy")
+    assert result.verdict is (Verdict.CORRECT if correct else Verdict.WRONG), result.render()
+
+
+def test_an_identity_of_analytic_functions_needs_no_real_reading():
+    # e^{2 ln x} is x^2 for every x != 0 on the principal branch (how SymPy
+    # and every CAS read it), and Rubi's own antiderivatives are full of
+    # forms real only up to an imaginary constant (atanh of an argument > 1):
+    # an identity at complex points is accepted without the real-domain look.
+    assert check(r"e^{2\ln x}", "2*x").verdict is Verdict.CORRECT
+    rubi_form = "2*sqrt(x) + x*log(1 - x) - atanh(sqrt(x))"
+    assert check(rubi_form, "log(1 - x)", kind="sympy").verdict is Verdict.WRONG
+    assert check("sqrt(x) + x*acoth(sqrt(x)) - atanh(sqrt(x))", "acoth(sqrt(x))",
+                 kind="sympy").verdict is Verdict.CORRECT
+
+
+def test_domain_report_counts_components_and_coverage():
+    rng = random.Random(0)
+    report = analyze(sp.log(x), 1 / x, "x", {}, rng, Deadline(10))
+    assert report.decision == "ok" and report.components == 2 and report.covered == 1
+    report = analyze(sp.exp(2 * sp.log(x), evaluate=False), 2 * x, "x", {}, rng, Deadline(10))
+    assert report.decision == "partial" and report.components == 1
+    report = analyze(x, sp.sqrt(-1 - x**2), "x", {}, rng, Deadline(10))
+    assert report.decision == "empty"
+
+
+@pytest.mark.parametrize("expr, restricts", [
+    (x**3 / 3 + sp.sin(x), False), (sp.Abs(x) * x, False), (sp.atan(x), False),
+    (sp.log(x), True), (sp.sqrt(x), True), (sp.acosh(x), True), (sp.I * x, True),
+])
+def test_which_answers_need_the_domain_look(expr, restricts):
+    assert restricts_domain(expr) is restricts
+
+
+# --- sampling ------------------------------------------------------------------------
+
+def test_points_depend_on_the_pair_and_are_reproducible():
+    a = complex_points(random.Random(seed_for(x**2, x)))
+    b = complex_points(random.Random(seed_for(x**2, x)))
+    c = complex_points(random.Random(seed_for(x**2 + 1, x)))
+    assert a == b and a != c
+
+
+def test_complex_points_cover_both_half_planes_and_large_scales():
+    for seed in range(50):
+        points = [complex(float(re), float(im))
+                  for re, im in complex_points(random.Random(seed), 8)]
+        assert sum(p.real > 0 for p in points) == 4 and sum(p.imag > 0 for p in points) == 4
+    reach = [max(abs(complex(float(re), float(im))) for re, im in
+                 complex_points(random.Random(seed), 8)) for seed in range(50)]
+    assert max(reach) > 100
+
+
+def test_breakpoints_are_isolated_even_when_a_thousandth_apart():
+    g = sp.Abs(x - sp.Rational(4070, 1000)) - sp.Abs(x - sp.Rational(4071, 1000))
+    found = breakpoints([g], x, Deadline(10))
+    assert len(found) == 2
+    points = [Fraction(p) for p, _ in real_points(random.Random(1), found)]
+    assert any(Fraction(4070, 1000) < p < Fraction(4071, 1000) for p in points)
+    assert any(p < Fraction(4070, 1000) for p in points)
+    assert any(p > Fraction(4071, 1000) for p in points)
+
+
+def test_padding_an_answer_with_harmless_kinks_gives_no_numeric_accept():
+    # Max(x, a) + Min(x, a) = x + a: 60 kinks that change nothing, meant to
+    # push the sampled breakpoints away from a wrong piece far out.
+    padding = sum(sp.Max(x, sp.Rational(k, 7)) + sp.Min(x, sp.Rational(k, 7)) - x
+                  for k in range(1, 61))
+    hidden = sp.Abs(x - 900) - sp.Abs(x - 901)
+    result = check(x**3 / 3 + padding + hidden, "x**2", kind="expr")
+    assert result.verdict is not Verdict.CORRECT, result.render()
+
+
+# --- property tests (issue: kink-aware sampling) -------------------------------------
+
+PAIRS = [("x**2", x**3 / 3), ("cos(x)", sp.sin(x)), ("exp(x)", sp.exp(x)),
+         ("1/(1 + x**2)", sp.atan(x)), ("x*exp(x)", (x - 1) * sp.exp(x))]
+decimals = st.decimals(min_value=-500, max_value=500, places=3, allow_nan=False,
+                       allow_infinity=False)
+PROPERTY = settings(max_examples=25, derandomize=True, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(pair=st.sampled_from(PAIRS), a=decimals,
+       gap=st.decimals(min_value="0.001", max_value=50, places=3))
+def test_a_wrong_piece_between_two_kinks_is_caught(pair, a, gap):
+    integrand, antiderivative = pair
+    left, right = sp.Rational(str(a)), sp.Rational(str(a + gap))
+    wrong = antiderivative + sp.Abs(x - left) - sp.Abs(x - right)
+    result = check(wrong, integrand, kind="expr")
+    assert result.verdict is Verdict.WRONG, result.render()
+
+
+@PROPERTY
+@given(pair=st.sampled_from(PAIRS),
+       c=st.decimals(min_value="0.000001", max_value=250000, places=6))
+def test_a_wrong_piece_around_the_origin_is_caught(pair, c):
+    integrand, antiderivative = pair
+    wrong = antiderivative + sp.Abs(x**2 - sp.Rational(str(c))) - x**2
+    result = check(wrong, integrand, kind="expr")
+    assert result.verdict is Verdict.WRONG, result.render()
+
+
+@PROPERTY
+@given(a=decimals)
+def test_log_of_a_shifted_abs_is_correct(a):
+    result = check(f"log(Abs(x - ({a})))", f"1/(x - ({a}))", kind="sympy")
+    assert result.verdict is Verdict.CORRECT, result.render()
+    assert result.confidence is Confidence.SYMBOLIC

@@ -6,9 +6,12 @@ Every case is a whole completion, as the policy would emit it, run through
 * the verdict is not CORRECT and its reward is below a correct answer's;
 * the verdict is never CHECKER_ERROR (hostile text is the model's doing, not
   a bug in us, and CHECKER_ERROR would take the sample out of the gradient);
-* the check returns (the time box turns slow inputs into TIMEOUT); the
-  heaviest cases also go through the real worker pool, whose watchdog is the
-  hard bound;
+* the verdict is exactly the case's ``expect``, checked under a deadline
+  generous enough that load cannot turn a refusal into TIMEOUT; only the
+  few cases marked ``slow`` (inputs whose check is bounded by the deadline,
+  not finished before it) run under a short deadline and may be TIMEOUT;
+  the heaviest cases also go through the real worker pool, whose watchdog
+  is the hard bound;
 * nothing outside the checker happens: no file appears in the working
   directory or at the canary paths the payloads aim for, and an audit hook
   sees no process spawn, socket, file write or deletion.
@@ -32,7 +35,10 @@ from rewards import AntiderivativeReward, RewardShaping, Verdict, check_antideri
 V = Verdict
 SHAPING = RewardShaping.preset("default")
 CORRECT_REWARD = SHAPING.correct_symbolic
-TIMEOUT_S = 2.0
+# Refusals are decided in well under a second; 20 s means a loaded machine
+# cannot turn one into TIMEOUT. Slow cases get the short deadline instead.
+TIMEOUT_S = 20.0
+SLOW_TIMEOUT_S = 2.0
 HANG_GUARD_S = 60.0  # a hang guard, not a performance assertion
 CANARY = f"/tmp/rewards-adversarial-canary-{os.getpid()}"  # payloads try to create this
 
@@ -42,9 +48,11 @@ class Case:
     id: str
     completion: str
     integrand: str = "x"
-    # Verdicts allowed besides the general rule (not CORRECT, not CHECKER_ERROR);
-    # None means any of WRONG / UNPARSEABLE / TIMEOUT.
-    expect: frozenset | None = None
+    # The one verdict the case must get (UNP or WRONG below).
+    expect: frozenset = frozenset()
+    # A slow input: the deadline ends its check, so TIMEOUT is also right
+    # (the verdict in ``expect`` is what a faster machine would reach).
+    slow: bool = False
     # Also run through the worker pool (heavy cases: the watchdog bounds them).
     pool: bool = False
 
@@ -59,7 +67,6 @@ def tag(s: str) -> str:
 
 UNP = frozenset({V.UNPARSEABLE})
 WRONG = frozenset({V.WRONG})
-UNP_OR_WRONG = frozenset({V.UNPARSEABLE, V.WRONG})
 
 CASES: list[Case] = [
     # --- code in SymPy syntax: refused before anything is built ------------
@@ -81,7 +88,7 @@ CASES: list[Case] = [
          expect=UNP),
     Case("sympy_constructor", tag("Symbol('x')**2/2"), expect=UNP),
     Case("read_file_times_zero", tag("x**2/2 + 0*len(open('/etc/passwd').read())"), expect=UNP),
-    Case("fstring", tag("f'{x}'")),
+    Case("fstring", tag("f'{x}'"), expect=WRONG),
     Case("statement", tag("x**2/2; import os"), expect=UNP),
     Case("walrus", tag("(y := x**2/2)"), expect=UNP),
     Case("globals_lookup", tag("globals()['__builtins__']"), expect=UNP),
@@ -89,22 +96,23 @@ CASES: list[Case] = [
     Case("subscript", tag("[x**2/2][0]"), expect=UNP),
     Case("string_literal", tag("'x**2/2'"), expect=UNP),
     # --- LaTeX and TeX primitives: nothing is expanded or executed ---------
-    Case("tex_input", box(r"\input{/etc/passwd}")),
-    Case("tex_include", box(r"\include{/etc/passwd}")),
-    Case("tex_def", box(r"\def\f{\frac{x^2}{2}}\f")),
-    Case("tex_newcommand", box(r"\newcommand{\f}{\frac{x^2}{2}}\f")),
-    Case("tex_write18", box(r"\immediate\write18{touch " + CANARY + "}")),
-    Case("tex_csname", box(r"\csname frac\endcsname{x^2}{2}")),
-    Case("tex_catcode", box(r"\catcode`\{=12 \frac{x^2}{2}")),
-    Case("tex_href", box(r"\href{http://127.0.0.1/exfil}{x}")),
-    Case("tex_text_input", box(r"x + \text{\input{/etc/passwd}}")),
-    Case("tex_openout", box(r"\newwrite\f\immediate\openout\f=" + CANARY + r"\frac{x^2}{2}")),
+    Case("tex_input", box(r"\input{/etc/passwd}"), expect=UNP),
+    Case("tex_include", box(r"\include{/etc/passwd}"), expect=UNP),
+    Case("tex_def", box(r"\def\f{\frac{x^2}{2}}\f"), expect=UNP),
+    Case("tex_newcommand", box(r"\newcommand{\f}{\frac{x^2}{2}}\f"), expect=UNP),
+    Case("tex_write18", box(r"\immediate\write18{touch " + CANARY + "}"), expect=UNP),
+    Case("tex_csname", box(r"\csname frac\endcsname{x^2}{2}"), expect=UNP),
+    Case("tex_catcode", box(r"\catcode`\{=12 \frac{x^2}{2}"), expect=UNP),
+    Case("tex_href", box(r"\href{http://127.0.0.1/exfil}{x}"), expect=UNP),
+    Case("tex_text_input", box(r"x + \text{\input{/etc/passwd}}"), expect=UNP),
+    Case("tex_openout", box(r"\newwrite\f\immediate\openout\f=" + CANARY + r"\frac{x^2}{2}"),
+         expect=UNP),
     # --- huge numbers, towers, factorials, sums and products ---------------
     Case("huge_exponent", box(r"x^{10^{10}}"), expect=UNP),
     Case("power_tower", box(r"2^{2^{2^{2^{2^{2}}}}} x"), expect=UNP),
     Case("factorial_1e10", box(r"(10^{10})!"), expect=UNP),
-    Case("gamma_1e10", box(r"\Gamma(10^{10}) x")),
-    Case("binomial_huge", box(r"\binom{10^{10}}{5} x")),
+    Case("gamma_1e10", box(r"\Gamma(10^{10}) x"), expect=UNP),
+    Case("binomial_huge", box(r"\binom{10^{10}}{5} x"), expect=WRONG),
     Case("tower_9_9_9", box(r"x \cdot 9^{9^{9}}"), expect=UNP),
     Case("sympy_tower", tag("x*9**9**9"), expect=UNP),
     Case("sympy_factorial", tag("factorial(10**10)*x"), expect=UNP),
@@ -115,16 +123,18 @@ CASES: list[Case] = [
     Case("product_huge_bound", box(r"\prod_{n=1}^{10^{10}} x"), expect=UNP),
     Case("limit", box(r"\lim_{n\to\infty} \left(1+\frac{x}{n}\right)^{n}"), "exp(x)",
          expect=UNP),
-    Case("nested_powers_combine", box(r"\frac{x^2}{2} + ((x+1)^{1000})^{1000}")),
-    Case("radical_huge_index", box(r"\sqrt[10^{1000}]{x}")),
-    Case("gcd_eager_polynomials", box(r"\gcd((x+1)^{1000}, (x+2)^{999})"), pool=True),
-    Case("tower_of_x", box(r"x^{x^{x^{x^{x^{x}}}}}"), pool=True),
-    Case("long_product", tag("*".join(f"(x+{i})" for i in range(1, 200))), pool=True),
+    Case("nested_powers_combine", box(r"\frac{x^2}{2} + ((x+1)^{1000})^{1000}"), expect=WRONG),
+    Case("radical_huge_index", box(r"\sqrt[10^{1000}]{x}"), expect=WRONG),
+    Case("gcd_eager_polynomials", box(r"\gcd((x+1)^{1000}, (x+2)^{999})"), pool=True,
+         expect=WRONG, slow=True),
+    Case("tower_of_x", box(r"x^{x^{x^{x^{x^{x}}}}}"), pool=True, expect=WRONG, slow=True),
+    Case("long_product", tag("*".join(f"(x+{i})" for i in range(1, 200))), pool=True,
+         expect=WRONG, slow=True),
     # --- deep nesting and size -------------------------------------------
     Case("deep_sin_latex", box(r"\sin(" * 2000 + "x" + ")" * 2000), expect=UNP),
     Case("deep_parens_sympy", tag("(" * 100_000 + "x" + ")" * 100_000), expect=UNP),
     Case("deep_braces", box("{" * 100_000 + "x" + "}" * 100_000), expect=UNP),
-    Case("deep_sin_sympy", tag("sin(" * 55 + "x" + ")" * 55)),
+    Case("deep_sin_sympy", tag("sin(" * 55 + "x" + ")" * 55), expect=WRONG, slow=True),
     Case("long_sum_latex", box("x+" * 3000 + "x"), expect=UNP),
     Case("long_sum_sympy", tag("x+" * 3000 + "x"), expect=UNP),
     Case("megabyte_prose", "a" * 1_000_000 + box(r"\frac{x^2}{2}"), expect=UNP, pool=True),
@@ -140,26 +150,26 @@ CASES: list[Case] = [
     Case("nul_splits_keyword", tag("__imp\x00ort__('os')"), expect=UNP),
     Case("nul_flood", "\x00" * 100_000 + box("x"), expect=WRONG),
     Case("ansi_escape", tag("x**2/2\x1b[2J"), expect=UNP),
-    Case("bell_in_latex", box("\\frac{x^2}{2}\x07")),
-    Case("rtl_override", box("\\frac{x^2}{2}\u202e + x")),
-    Case("zero_width_space", tag("x**2/2\u200b+x")),
-    Case("bom", tag("\ufeffx**2/2 + x")),
+    Case("bell_in_latex", box("\\frac{x^2}{2}\x07"), expect=UNP),
+    Case("rtl_override", box("\\frac{x^2}{2}\u202e + x"), expect=UNP),
+    Case("zero_width_space", tag("x**2/2\u200b+x"), expect=WRONG),
+    Case("bom", tag("\ufeffx**2/2 + x"), expect=UNP),
     Case("fullwidth_x", tag("\uff58**2/2"), expect=UNP),
-    Case("cyrillic_x", box("\\frac{\u0445^2}{2}")),
-    Case("math_italic_x", box("\\frac{\U0001d465^2}{2}")),
-    Case("emoji", box("\\frac{x^2}{2}\U0001F600")),
-    Case("lone_surrogate", box("\\frac{x^2}{2}\udc80")),
-    Case("combining_marks", box("\\frac{x\u0301\u0302^2}{2}")),
+    Case("cyrillic_x", box("\\frac{\u0445^2}{2}"), expect=UNP),
+    Case("math_italic_x", box("\\frac{\U0001d465^2}{2}"), expect=UNP),
+    Case("emoji", box("\\frac{x^2}{2}\U0001F600"), expect=UNP),
+    Case("lone_surrogate", box("\\frac{x^2}{2}\udc80"), expect=UNP),
+    Case("combining_marks", box("\\frac{x\u0301\u0302^2}{2}"), expect=UNP),
     # --- infinities, zoo, nan, division by zero -----------------------------
-    Case("latex_infinity", box(r"\frac{x^2}{2} + \infty")),
-    Case("latex_div_zero", box(r"\frac{x^2}{2} + \frac{1}{0}")),
-    Case("sympy_zoo", tag("x**2/2 + zoo")),
-    Case("sympy_nan", tag("nan")),
-    Case("sympy_div_zero", tag("x**2/2 + 1/0")),
-    Case("oo_minus_oo", tag("x**2/2 + oo - oo")),
-    Case("log_zero", tag("x**2/2 + log(0)")),
-    Case("zero_to_negative", box(r"\frac{x^2}{2} + 0^{-1}")),
-    Case("nan_times_zero", tag("x**2/2 + 0*nan")),
+    Case("latex_infinity", box(r"\frac{x^2}{2} + \infty"), expect=WRONG),
+    Case("latex_div_zero", box(r"\frac{x^2}{2} + \frac{1}{0}"), expect=WRONG),
+    Case("sympy_zoo", tag("x**2/2 + zoo"), expect=UNP),
+    Case("sympy_nan", tag("nan"), expect=WRONG),
+    Case("sympy_div_zero", tag("x**2/2 + 1/0"), expect=UNP),
+    Case("oo_minus_oo", tag("x**2/2 + oo - oo"), expect=UNP),
+    Case("log_zero", tag("x**2/2 + log(0)"), expect=UNP),
+    Case("zero_to_negative", box(r"\frac{x^2}{2} + 0^{-1}"), expect=WRONG),
+    Case("nan_times_zero", tag("x**2/2 + 0*nan"), expect=UNP),
     # --- Piecewise / Abs / sign tricks that match on half the line ---------
     Case("x_abs_x_for_x", box(r"\frac{x|x|}{2}"), expect=WRONG),
     Case("half_square_for_abs", box(r"\frac{x^2}{2}"), "Abs(x)", expect=WRONG),
@@ -167,18 +177,19 @@ CASES: list[Case] = [
     Case("heaviside_half", tag("x**2/2*Heaviside(x)"), expect=WRONG),
     Case("sign_trick", tag("sign(x)*x**2/2"), expect=WRONG),
     Case("sqrt_square", tag("sqrt(x**2)*x/2"), expect=WRONG),
-    Case("log_for_inverse_abs", box(r"\ln x"), "1/Abs(x)", expect=WRONG),
+    # (ln x for 1/|x| is CORRECT by the domain rule: right on the whole of
+    # x > 0, undefined elsewhere; tests/test_domain.py holds that rule.)
     # The qualifier is named (qualified_answer:for), never dropped by the parser.
     Case("condition_text_ignored", box(r"\frac{x^2}{2} \text{ for } x > 0"), "Abs(x)",
          expect=UNP),
     Case("cases_environment",
          box(r"\begin{cases} \frac{x^2}{2} & x>0 \\ -\frac{x^2}{2} & x \le 0 \end{cases}"),
-         "Abs(x)"),
+         "Abs(x)", expect=UNP),
     Case("sympy_piecewise", tag("Piecewise((x**2/2, x > 0), (-x**2/2, True))"), "Abs(x)",
          expect=UNP),
-    Case("max_trick", box(r"\max(x, 0)^{2}"), "x"),
-    Case("floor_added", box(r"\frac{x^3}{3} + \lfloor x \rfloor"), "x**2"),
-    Case("ceiling_added", box(r"\frac{x^3}{3} + \lceil x \rceil"), "x**2"),
+    Case("max_trick", box(r"\max(x, 0)^{2}"), "x", expect=WRONG),
+    Case("floor_added", box(r"\frac{x^3}{3} + \lfloor x \rfloor"), "x**2", expect=WRONG),
+    Case("ceiling_added", box(r"\frac{x^3}{3} + \lceil x \rceil"), "x**2", expect=WRONG),
     # --- tiny added terms ---------------------------------------------------
     Case("tiny_1e-13", box(r"e^x + 10^{-13}x"), "exp(x)", expect=WRONG),
     Case("tiny_1e-30_sin", box(r"\frac{x^2}{2} + 10^{-30}\sin x"), expect=WRONG),
@@ -189,11 +200,11 @@ CASES: list[Case] = [
     Case("narrow_bump", box(r"\frac{x^2}{2} + (e^{-1000x^2})^{1000}"), expect=WRONG),
     Case("tiny_shift_squared", box(r"\frac{(x + 10^{-200})^2}{2}"), expect=WRONG),
     # The same perturbation inside a function or a factor (no additive term).
-    Case("tiny_shift_in_cos", box(r"-\cos(x + 10^{-200})"), "sin(x)"),
-    Case("tiny_factor", box(r"\frac{x^2}{2}(1 + 10^{-200})")),
-    Case("tiny_shift_in_exp", box(r"e^{x + 10^{-200}}"), "exp(x)"),
-    Case("tiny_shift_in_log", box(r"\ln(x + 10^{-200})"), "1/x"),
-    Case("tiny_in_denominator", box(r"\frac{x^{3}}{3 + 10^{-200}}"), "x**2"),
+    Case("tiny_shift_in_cos", box(r"-\cos(x + 10^{-200})"), "sin(x)", expect=WRONG),
+    Case("tiny_factor", box(r"\frac{x^2}{2}(1 + 10^{-200})"), expect=WRONG),
+    Case("tiny_shift_in_exp", box(r"e^{x + 10^{-200}}"), "exp(x)", expect=WRONG),
+    Case("tiny_shift_in_log", box(r"\ln(x + 10^{-200})"), "1/x", expect=WRONG),
+    Case("tiny_in_denominator", box(r"\frac{x^{3}}{3 + 10^{-200}}"), "x**2", expect=WRONG),
     # --- the integrand itself, its derivative, the echoed integral ---------
     Case("integrand_itself", box("x^2"), "x**2", expect=WRONG),
     Case("derivative_of_integrand", box("2x"), "x**2", expect=WRONG),
@@ -204,9 +215,9 @@ CASES: list[Case] = [
     Case("integrate_call", tag("integrate(x**2, x)"), "x**2", expect=UNP),
     Case("derivative_operator", box(r"\frac{d}{dx}\left(\frac{x^3}{3}\right)"), "x**2",
          expect=UNP),
-    Case("named_antiderivative", box("F(x)"), "x**2"),
-    Case("undefined_function", box(r"\theta(x) x"), "x**2"),
-    Case("text_answer", box(r"\text{the antiderivative of } x^2"), "x**2"),
+    Case("named_antiderivative", box("F(x)"), "x**2", expect=WRONG),
+    Case("undefined_function", box(r"\theta(x) x"), "x**2", expect=WRONG),
+    Case("text_answer", box(r"\text{the antiderivative of } x^2"), "x**2", expect=WRONG),
     Case("constant_only", box("C"), "x**2", expect=WRONG),
     Case("empty_box", box(""), "x**2", expect=UNP),
     Case("no_box", "The integral is x^3/3 + C.", "x**2", expect=UNP),
@@ -230,28 +241,10 @@ CASES: list[Case] = [
     Case("hedge_two_boxes", box(r"\frac{x^3}{3}") + " or " + box("x^2"), "x**2", expect=WRONG),
 ]
 
-# Cases whose current verdict is a known checker gap (reported to the lead);
-# strict, so the marker has to go when the fix lands.
-KNOWN_CHECKER_ERROR: dict[str, str] = {}
-# Fixed: the confirmation precision grows with the largest literal, so a
-# 10^{-200} hidden inside a function or a factor is resolved (these cases now
-# run as ordinary corpus cases).
-KNOWN_NUMERIC_ONLY: dict[str, str] = {}
-
 assert len(CASES) >= 60
 assert len({c.id for c in CASES}) == len(CASES)
-
-
-def _case_params(cases):
-    params = []
-    for c in cases:
-        marks = []
-        if c.id in KNOWN_CHECKER_ERROR:
-            marks.append(pytest.mark.xfail(reason=KNOWN_CHECKER_ERROR[c.id], strict=True))
-        elif c.id in KNOWN_NUMERIC_ONLY:
-            marks.append(pytest.mark.xfail(reason=KNOWN_NUMERIC_ONLY[c.id], strict=True))
-        params.append(pytest.param(c, id=c.id, marks=marks))
-    return params
+# Every case names exactly one verdict, and never a non-refusal.
+assert all(len(c.expect) == 1 and c.expect <= {V.UNPARSEABLE, V.WRONG} for c in CASES)
 
 
 # --- side-effect monitor -----------------------------------------------------
@@ -330,33 +323,18 @@ def _assert_hostile_outcome(case: Case, result) -> None:
     assert result.verdict is not V.CORRECT, (case.id, result.stage, result.detail)
     reward = _reward_of(result)
     assert reward is not None and reward < CORRECT_REWARD
-    if case.expect is not None:
-        # A loaded machine may turn any slow check into TIMEOUT: also fine.
-        assert result.verdict in case.expect | {V.TIMEOUT}, (case.id, result.verdict,
-                                                            result.detail)
+    allowed = case.expect | {V.TIMEOUT} if case.slow else case.expect
+    assert result.verdict in allowed, (case.id, result.verdict, result.detail)
 
 
 # --- the corpus, in process --------------------------------------------------
-@pytest.mark.parametrize("case", _case_params(CASES))
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_hostile_completion_is_not_rewarded(case, sandbox):
     started = time.monotonic()
     result = check_antiderivative(case.completion, case.integrand, input_kind="response",
-                                  timeout_s=TIMEOUT_S)
+                                  timeout_s=SLOW_TIMEOUT_S if case.slow else TIMEOUT_S)
     assert time.monotonic() - started < HANG_GUARD_S
     _assert_hostile_outcome(case, result)
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if c.id.startswith(("tiny", "narrow"))],
-                         ids=lambda c: c.id)
-def test_sub_precision_terms_earn_less_than_a_proof(case, sandbox):
-    # Whatever the verdict (WRONG, or NUMERIC_ONLY for the known gaps), a
-    # policy gains nothing by adding invisible terms: the reward stays below
-    # a proof's.
-    result = check_antiderivative(case.completion, case.integrand, input_kind="response",
-                                  timeout_s=TIMEOUT_S)
-    assert result.verdict is not V.CHECKER_ERROR
-    reward = _reward_of(result)
-    assert reward is not None and reward < CORRECT_REWARD
 
 
 def test_canary_payload_really_would_create_the_file(tmp_path):
@@ -384,7 +362,7 @@ CONTROLS = [
 def test_controls_are_still_correct(completion, integrand, sandbox):
     # The corpus is not vacuous: the same channels carry correct answers.
     result = check_antiderivative(completion, integrand, input_kind="response",
-                                  timeout_s=10)
+                                  timeout_s=TIMEOUT_S)
     assert result.verdict is V.CORRECT, result.detail
 
 
@@ -417,7 +395,9 @@ def test_heavy_cases_through_the_pool_are_bounded():
         assert len(outcomes) == len(completions)
         for case, outcome in zip(heavy, outcomes, strict=False):
             assert outcome.judged and outcome.reward is not None, case.id
-            assert outcome.result.verdict not in (V.CORRECT, V.CHECKER_ERROR), (
+            # Under the pool's short deadline a heavy case may be cut off
+            # (TIMEOUT); if it finishes, it gets the case's verdict.
+            assert outcome.result.verdict in case.expect | {V.TIMEOUT}, (
                 case.id, outcome.result.detail)
             assert outcome.reward < CORRECT_REWARD, case.id
         # Innocent samples in the same batch keep their verdicts.

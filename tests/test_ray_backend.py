@@ -8,7 +8,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from rewards.offline.batch import RESULT_COLUMNS
+from rewards.offline.batch import RESULT_COLUMNS  # noqa: E402
 from rewards.offline.scoring import ScoreOptions, run_score  # noqa: E402
 
 PROBLEMS = [("x**2", r"\frac{x^{3}}{3}", r"x^{3}"), ("sin(x)", r"-\cos x", r"\cos x"),

@@ -10,7 +10,10 @@ import psutil
 import pytest
 
 from rewards import AntiderivativeReward, RewardShaping
+from rewards.check.result import CheckResult, Confidence, Verdict
 from rewards.reward import completion_text
+from rewards.reward.metrics import batch_metrics
+from rewards.reward.outcome import Outcome
 from rewards.reward.shaping import available_presets
 from rewards.reward.trace import read_trace
 
@@ -185,12 +188,142 @@ def test_trace_rotates(tmp_path):
     assert all(f.stat().st_size <= 3000 for f in files)
 
 
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+@pytest.mark.slow  # starts two worker processes
 def test_close_leaves_no_child_process():
     r = AntiderivativeReward(workers=2)
-    call(r, [RIGHT, WRONG], ["x**2"] * 2)
-    assert psutil.Process().children(recursive=True)
-    r.close()
-    alive = [p for p in psutil.Process().children(recursive=True) if p.is_running()
-             and p.status() != psutil.STATUS_ZOMBIE]
-    # loky keeps a resource tracker process per session; workers must be gone.
-    assert all("resource_tracker" in " ".join(p.cmdline()) for p in alive), alive
+    try:
+        call(r, [RIGHT, WRONG, NO_BOX, r"\boxed{x^3/3}"], ["x**2"] * 4)
+        # Our child processes now: the checker workers, plus loky's resource
+        # tracker (one per session, meant to outlive the pool: left out).
+        workers = {p.pid for p in psutil.Process().children(recursive=True)
+                   if "resource_tracker" not in " ".join(p.cmdline())}
+        # The workers that ran this call's checks reported their pids.
+        reported = set(r._pool.stats.worker_rss_mb)
+        assert reported and reported <= workers
+        assert all(_running(pid) for pid in workers)
+    finally:
+        r.close()
+    assert [pid for pid in workers if _running(pid)] == []
+
+
+# -- per-row symbols, answer syntax, box policy, LaTeX integrands --------------
+@pytest.mark.slow  # one worker process
+def test_invalid_row_symbols_are_checker_errors_and_missing_ones_fall_back():
+    # A per-row variable that is not a plain identifier (or names a
+    # function) is the dataset's fault: CHECKER_ERROR, reward None, not a
+    # verdict on the model. A missing one means the config's symbol.
+    answer, integrand = r"\boxed{t^3/3}", "t**2"
+    symbols = ["x y", "__import__", "sin", "", None, "t"]
+    with AntiderivativeReward(workers=1, symbol="t", symbol_column="var") as r:
+        outcomes = r.score([answer] * 6, [integrand] * 6, symbols)
+        rewards = r(prompts=["p"] * 6, completions=[answer] * 6, integrand=[integrand] * 6,
+                    var=symbols)
+    assert [(o.verdict, o.result.reason) for o in outcomes[:3]] == [
+        ("CHECKER_ERROR", "invalid_symbol")] * 3
+    assert [o.verdict for o in outcomes[3:]] == ["CORRECT"] * 3
+    assert [o.symbol for o in outcomes[3:]] == ["t"] * 3
+    assert rewards == [None, None, None, 1.0, 1.0, 1.0]
+
+
+ANSWERS = [(r"\boxed{x**3/3}", "x**2"), (r"\boxed{\frac{x^3}{3}}", "x**2"),
+           # In LaTeX a bare E is a symbol; in SymPy syntax it is Euler's number.
+           (r"\boxed{E**x}", "exp(x)")]
+
+
+@pytest.mark.slow  # one worker process per setting
+@pytest.mark.parametrize(("syntax", "verdicts"), [
+    ("latex", ["CORRECT", "CORRECT", "WRONG"]),
+    ("sympy", ["CORRECT", "UNPARSEABLE", "CORRECT"]),
+    ("auto", ["CORRECT", "CORRECT", "CORRECT"]),
+])
+def test_answer_syntax(syntax, verdicts):
+    with AntiderivativeReward(workers=1, answer_syntax=syntax) as r:
+        outcomes = r.score([a for a, _ in ANSWERS], [f for _, f in ANSWERS])
+    assert [o.verdict for o in outcomes] == verdicts
+
+
+RIGHT_FIRST = r"First \boxed{\frac{x^3}{3}}, then again \boxed{x^2}."
+WRONG_FIRST = r"First \boxed{x^2}, then again \boxed{\frac{x^3}{3}}."
+
+
+@pytest.mark.slow  # one worker process
+def test_box_policy_first_takes_the_first_box():
+    # With hedges not rejected (hedge="pick"), box_policy alone decides which
+    # of two different boxes is graded. (The default policy, which treats
+    # two different final boxes as a hedge, is tested in test_extract.py.)
+    with AntiderivativeReward(workers=1, box_policy="first", hedge="pick") as r:
+        right, wrong = r.score([RIGHT_FIRST, WRONG_FIRST], ["x**2"] * 2)
+    assert (right.verdict, right.extracted) == ("CORRECT", r"\frac{x^3}{3}")
+    assert (wrong.verdict, wrong.extracted) == ("WRONG", "x^2")
+
+
+@pytest.mark.slow  # one worker process (for the single box)
+@pytest.mark.parametrize("hedge", ["reject", "pick"])
+def test_box_policy_only_if_single_refuses_two_boxes(hedge):
+    # Two boxes are refused at extraction, whatever the hedge mode.
+    with AntiderivativeReward(workers=1, box_policy="only_if_single", hedge=hedge) as r:
+        outcomes = r.score([RIGHT_FIRST, WRONG_FIRST, r"\boxed{\frac{x^3}{3}}"],
+                           ["x**2"] * 3)
+    assert [(o.verdict, o.result.reason, o.extracted) for o in outcomes[:2]] == [
+        ("UNPARSEABLE", "ambiguous", None)] * 2
+    assert outcomes[2].verdict == "CORRECT"  # a single box is graded as usual
+
+
+@pytest.mark.slow  # one worker process
+def test_latex_integrands_end_to_end():
+    cases = [(r"\boxed{\ln|x| + C}", r"\frac{1}{x}", "CORRECT"),
+             (r"\boxed{x}", r"\frac{1}{x}", "WRONG"),
+             (r"\boxed{x e^{x} - e^{x}}", r"x e^{x}", "CORRECT"),
+             (r"\boxed{x e^{x}}", r"x e^{x}", "WRONG")]
+    with AntiderivativeReward(workers=1, integrand_kind="latex") as r:
+        outcomes = r.score([c for c, _, _ in cases], [f for _, f, _ in cases])
+    assert [o.verdict for o in outcomes] == [v for _, _, v in cases]
+
+
+# -- the scoring contract and the batch metrics ---------------------------------
+def test_score_refuses_columns_of_different_lengths():
+    # A shorter column is a caller's bug, not rows to skip or pad.
+    with AntiderivativeReward(workers=1) as r:
+        with pytest.raises(ValueError, match="3 completions but 2 integrands"):
+            r.score([RIGHT, WRONG, NO_BOX], ["x**2", "x**2"])
+        with pytest.raises(ValueError, match="1 symbols"):
+            r.score([RIGHT, WRONG], ["x**2", "x**2"], ["x"])
+
+
+def _outcome(verdict: Verdict, reason: str, confidence: Confidence = Confidence.NONE):
+    result = CheckResult(verdict, "test", [], {"reason": reason}, confidence)
+    return Outcome(True, 0.0, result, "answer", "x", "x")
+
+
+def test_batch_metric_shares_sum_to_one_and_no_answer_is_not_unparseable():
+    # No answer and unreadable answers come from real extraction (decided in
+    # the caller, no worker needed); the other verdicts are built directly.
+    with AntiderivativeReward(workers=1) as r:
+        extracted = r.score([NO_BOX, BAD, r"\boxed{\frac{x}{"], ["x**2"] * 3)
+    assert [(o.verdict, o.result.reason == "no_answer") for o in extracted] == [
+        ("UNPARSEABLE", True), ("UNPARSEABLE", False), ("UNPARSEABLE", False)]
+    outcomes = extracted + [
+        _outcome(Verdict.CORRECT, "structural", Confidence.SYMBOLIC),
+        _outcome(Verdict.CORRECT, "numeric", Confidence.NUMERIC_ONLY),
+        _outcome(Verdict.WRONG, "numeric_mismatch"),
+        _outcome(Verdict.TIMEOUT, "timeout"),
+        _outcome(Verdict.CHECKER_ERROR, "exception"),
+        Outcome(False, None, None, None, None, "x"),  # no integrand: not judged
+    ]
+    metrics = batch_metrics(outcomes)
+    shares = {key: metrics[key] for key in (
+        "frac_correct", "frac_wrong", "frac_unparseable", "frac_no_answer", "frac_timeout",
+        "frac_checker_error")}
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert shares == pytest.approx({
+        "frac_correct": 2 / 8, "frac_wrong": 1 / 8, "frac_unparseable": 2 / 8,
+        "frac_no_answer": 1 / 8, "frac_timeout": 1 / 8, "frac_checker_error": 1 / 8})
+    assert metrics["numeric_only_share"] == pytest.approx(1 / 8)
+    assert metrics["unjudged"] == 1.0

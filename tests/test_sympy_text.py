@@ -34,6 +34,7 @@ from sympy import (
     sqrt,
     zoo,
 )
+from sympy.core.function import AppliedUndef
 
 from rewards.check.errors import ParseFailure
 from rewards.check.parse.sympy_text import REASONS, parse_sympy_text
@@ -127,9 +128,7 @@ VALID = [
 
 @pytest.mark.parametrize(("text", "expected"), VALID, ids=[v[0] for v in VALID])
 def test_valid(text, expected):
-    result = parse_sympy_text(text)
-    assert isinstance(result, sympy.Expr)
-    assert result == expected
+    assert parse_sympy_text(text) == expected
 
 
 @pytest.mark.parametrize(("text", "symbol", "expected"), [
@@ -146,8 +145,8 @@ def test_other_variables(text, symbol, expected):
 
 
 def test_returns_expr_for_numbers():
-    result = parse_sympy_text("1")
-    assert isinstance(result, sympy.Expr) and result == 1
+    # SymPy's One, not the Python int 1 (which would also compare == 1).
+    assert parse_sympy_text("1") is sympy.S.One
 
 
 def test_symbols_come_back_plain():
@@ -341,7 +340,7 @@ def test_deep_nesting():
 def test_long_flat_sums_are_not_deep():
     text = "+".join(f"x**{k % 90}/{k + 1}" for k in range(150))
     assert len(text) < 2000
-    assert isinstance(parse_sympy_text(text), sympy.Expr)
+    assert parse_sympy_text(text) == sum(x ** (k % 90) / (k + 1) for k in range(150))
 
 
 def test_too_many_nodes():
@@ -430,17 +429,41 @@ WORST_CASES = {
 }
 
 
+# What each worst case ends in: the refusal's reason, or (accepted) the
+# free symbols of the expression (a constant has none).
+WORST_CASE_OUTCOMES = {
+    "radicals": "number_too_large",
+    "radical product": "number_too_large",
+    "fractions": "number_too_large",
+    "exp of log": "too_deep",
+    "uppergamma": {x},
+    "trig of pi": set(),
+    "elliptic constants": "slow_constant",
+    "sinh constants": set(),
+    "Abs of big powers": {y},
+    "nested log": "too_deep",
+    "big symbolic powers": {y},
+    "complex powers": {x},
+    "complex composite": {x, y},
+    "pow with symbolic exponent": "exponent_too_large",
+}
+
+
+def test_worst_case_table_is_complete():
+    assert set(WORST_CASE_OUTCOMES) == set(WORST_CASES)
+
+
 @pytest.mark.parametrize("name", list(WORST_CASES))
-def test_worst_cases_end_in_an_expression_or_a_refusal(name):
+def test_worst_cases_end_in_the_expected_outcome(name):
     # A hang here would hang the suite; the assertion is about the outcome.
-    text = WORST_CASES[name]
+    text, outcome = WORST_CASES[name], WORST_CASE_OUTCOMES[name]
     assert len(text) <= 2000
-    try:
-        result = parse_sympy_text(text)
-    except ParseFailure as exc:
-        assert exc.reason in REASONS
+    if isinstance(outcome, str):
+        assert fails(text) == outcome
     else:
-        assert isinstance(result, sympy.Expr)
+        result = parse_sympy_text(text)
+        assert result.free_symbols == outcome
+        assert result.is_number is (not outcome)
 
 
 # --- contract --------------------------------------------------------------
@@ -463,6 +486,13 @@ def test_bad_symbol_argument_is_a_programming_error(symbol):
         parse_sympy_text("x", symbol)  # type: ignore[arg-type]
 
 
+def _assert_accepted_text_means_itself(text: str, result: sympy.Expr) -> None:
+    # The allowlist admits known functions only, and names are never
+    # invented: every symbol of an accepted answer is spelled in its text.
+    assert not result.atoms(AppliedUndef), (text, result)
+    assert all(s.name in text for s in result.free_symbols), (text, result)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F), max_size=40))
 def test_random_ascii_only_raises_parse_failure(text):
@@ -471,7 +501,7 @@ def test_random_ascii_only_raises_parse_failure(text):
     except ParseFailure as exc:
         assert exc.reason in REASONS
     else:
-        assert isinstance(result, sympy.Expr)
+        _assert_accepted_text_means_itself(text, result)
 
 
 _TOKENS = ["x", "y", "2", "1000", "0.5", "pi", "E", "I", "oo", "(", ")", "+", "-", "*", "/",
@@ -488,4 +518,4 @@ def test_random_token_soup_only_raises_parse_failure(tokens):
     except ParseFailure as exc:
         assert exc.reason in REASONS
     else:
-        assert isinstance(result, sympy.Expr)
+        _assert_accepted_text_means_itself(text, result)

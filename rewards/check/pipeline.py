@@ -5,9 +5,9 @@ the integrand, through stages that each leave a record, in this order:
 
     candidate_extract (responses only) -> candidate_parse -> integrand_parse
     -> constants / residual_symbols -> normalize -> differentiate
-    -> differentiable -> residual_symbols (after) -> structural
-    -> numeric_screen -> numeric_confirm -> symbolic_confirm
-    [-> invisible_terms | numeric_accept]
+    -> differentiable -> residual_symbols (after) -> [memo] -> structural
+    -> numeric_screen -> fast_proof -> numeric_confirm -> symbolic_confirm
+    [-> domain] [-> invisible_terms | numeric_accept] [-> agreement]
 
 ``result.stages[-1]`` is, by construction, the stage that decided (or broke).
 The function is pure (no I/O, no globals beyond caches of parsed integrands)
@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import time
 import traceback
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -41,14 +42,14 @@ from .parse import parse_answer, parse_integrand
 from .parse.names import is_constant_name, valid_variable_name
 from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since, show
 from .sampling import complex_points, parameter_values, seed_for
-from .symbolic import symbolic_zero, zero_almost_everywhere
+from .symbolic import FAST_PROOF_BUDGET_S, fast_proof, symbolic_zero, zero_almost_everywhere
 from .timebox import Deadline, StepTimeout, time_limit
 
 # Every stage name a CheckResult can hold, in the order the stages run.
 STAGES = ("symbol", "candidate_extract", "candidate_ingest", "candidate_parse", "integrand_parse",
           "constants", "residual_symbols", "normalize", "differentiate", "differentiable",
-          "structural", "numeric_screen", "numeric_confirm", "symbolic_confirm",
-          "invisible_terms", "domain", "numeric_accept", "agreement", "resources", "deadline",
+          "structural", "numeric_screen", "fast_proof", "numeric_confirm", "symbolic_confirm",
+          "invisible_terms", "domain", "numeric_accept", "memo", "agreement", "resources", "deadline",
           "unexpected",
           # set by the worker pool for samples no worker reported on
           "pool", "watchdog", "worker_crash")
@@ -194,6 +195,7 @@ def check_antiderivative(
     answer_syntax: AnswerSyntax = "auto",
     proof_budget_s: float = 2.0,
     alternatives: Sequence[str] = (),
+    memo: JudgementMemo | None = None,
 ) -> CheckResult:
     """Decide whether ``candidate`` is an antiderivative of ``integrand``.
 
@@ -213,6 +215,10 @@ def check_antiderivative(
     be an antiderivative too (so they agree up to a constant), otherwise the
     response hedges and is WRONG with reason ``hedged``. A response's own
     alternatives are found by extraction.
+
+    ``memo`` (a :class:`JudgementMemo`, kept by each worker process) reuses
+    the verdict of an earlier answer with the same derivative against the
+    same integrand: ``F``, ``F + C`` and ``F + 7`` are judged once.
 
     ``timeout_s`` bounds the whole check from inside this process (signal
     timers on a main thread, cooperative checks elsewhere). Once the strict
@@ -242,7 +248,8 @@ def check_antiderivative(
         box_policy=BoxPolicy(box_policy), math_fallback=bool(math_fallback))
     others = list(alternatives)
     result = _checked(candidate, integrand, symbol, input_kind, integrand_kind, policy,
-                      answer_syntax, proof_budget_s, stages, deadline, finish, timeout_s, others)
+                      answer_syntax, proof_budget_s, stages, deadline, finish, timeout_s, others,
+                      memo)
     if not others:
         return result
     syntax = answer_syntax if input_kind == "response" else input_kind
@@ -252,13 +259,13 @@ def check_antiderivative(
 
 
 def _checked(candidate, integrand, symbol, input_kind, integrand_kind, policy, answer_syntax,
-             proof_budget_s, stages, deadline, finish, timeout_s, others) -> CheckResult:
+             proof_budget_s, stages, deadline, finish, timeout_s, others, memo) -> CheckResult:
     """The stages under the check's time limit, every way out a verdict."""
     try:
         with time_limit(max(timeout_s, 1e-3)):
             return _run_stages(candidate, integrand, symbol, input_kind, integrand_kind,
                                policy, answer_syntax, proof_budget_s, stages, deadline, finish,
-                               others)
+                               others, memo)
     except _Decided as decided:
         return finish(decided.verdict, stages[-1].stage if stages else "candidate_ingest", decided.detail)
     except ParseFailure as exc:
@@ -326,7 +333,7 @@ def _agree(result: CheckResult, alternatives: list[str], integrand: Any, *, symb
 
 def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy,
                 answer_syntax, proof_budget_s, stages, deadline, finish,
-                alternatives) -> CheckResult:
+                alternatives, memo) -> CheckResult:
     # --- the variable: data from the dataset, so a bad one is our error ----
     if not valid_variable_name(symbol):
         stages.append(StageRecord("symbol", status="fail", data={"symbol": repr(symbol)[:60]}))
@@ -417,83 +424,148 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy
                       {"reason": "residual_symbols", "symbols": extra_after})
     deadline.check()
 
-    evidence = _Evidence(written, parsed_integrand, symbol, derivative, integrand_expr,
-                         real_symbol, sorted(param_symbols.values(), key=lambda s: s.name),
-                         deadline)
+    def judge() -> CheckResult:
+        evidence = _Evidence(written, parsed_integrand, symbol, derivative, integrand_expr,
+                             real_symbol, sorted(param_symbols.values(), key=lambda s: s.name),
+                             deadline)
 
-    def accept(stage: str, detail: dict[str, Any], confidence: Confidence) -> CheckResult:
-        # An accept that rests on the real line obeys the domain rule.
-        refused = evidence.domain_refusal(stages)
-        if refused is not None:
-            return finish(Verdict.WRONG, "domain", refused)
-        return finish(Verdict.CORRECT, stage, detail, confidence)
+        def accept(stage: str, detail: dict[str, Any], confidence: Confidence) -> CheckResult:
+            # An accept that rests on the real line obeys the domain rule.
+            refused = evidence.domain_refusal(stages)
+            if refused is not None:
+                return finish(Verdict.WRONG, "domain", refused)
+            return finish(Verdict.CORRECT, stage, detail, confidence)
 
-    # --- structural zero --------------------------------------------------
-    start = time.perf_counter()
-    residual = derivative - integrand_expr
-    structural = zero_almost_everywhere(residual)
-    stages.append(StageRecord("structural", ms=ms_since(start), data={"is_zero": structural}))
-    if structural:
-        return accept("structural", {"reason": "structural"}, Confidence.SYMBOLIC)
-
-    # --- numeric screen ---------------------------------------------------
-    start = time.perf_counter()
-    comparer, screen = evidence.screen()
-    stages.append(StageRecord("numeric_screen", ms=ms_since(start), data=screen))
-    if screen["decision"] == "nonzero":
-        return finish(Verdict.WRONG, "numeric_screen",
-                      {"reason": "numeric_mismatch",
-                       "worst_rel_residual": screen["worst_rel_residual"]})
-
-    # --- numeric confirm, then symbolic proof ----------------------------
-    # The strict multi-precision test (60 and 120 digits) comes first: it
-    # costs tens of milliseconds, rejects hidden tiny terms (1e-30 x) before
-    # any expensive simplification, and once it passes, the proof only
-    # decides between a symbolic and a numeric-only accept, so it gets a
-    # bounded budget instead of everything that is left.
-    confirm: dict[str, Any] = {"decision": "inconclusive"}
-    if screen["decision"] in ("zero_low", "zero"):
+        # --- structural zero --------------------------------------------------
         start = time.perf_counter()
-        confirm = comparer.confirm_zero()
-        stages.append(StageRecord("numeric_confirm", status="ok" if confirm["decision"] == "zero"
-                                  else "fail", ms=ms_since(start), data=confirm))
-        if confirm["decision"] == "nonzero":
-            return finish(Verdict.WRONG, "numeric_confirm",
-                          {"reason": "numeric_mismatch",
-                           "worst_rel_residual": confirm["worst_rel_residual"]})
+        residual = derivative - integrand_expr
+        structural = zero_almost_everywhere(residual)
+        stages.append(StageRecord("structural", ms=ms_since(start), data={"is_zero": structural}))
+        if structural:
+            return accept("structural", {"reason": "structural"}, Confidence.SYMBOLIC)
 
-    start = time.perf_counter()
-    numerically_sure = confirm["decision"] == "zero"
-    budget = deadline.remaining() * _SYMBOLIC_SHARE
-    if numerically_sure:
-        budget = min(budget, proof_budget_s)
-    proof = symbolic_zero(residual, Deadline(budget))
-    stages.append(StageRecord("symbolic_confirm", status="ok" if proof["proved"] else "fail",
-                              ms=ms_since(start), data=proof))
-    if proof["proved"]:
-        return accept("symbolic_confirm", {"reason": f"proved_by_{proof['by']}"},
-                      Confidence.SYMBOLIC)
-    if numerically_sure:
-        hidden = comparer.invisible_terms(derivative, real_symbol, evidence.params)
-        if hidden:
-            stages.append(StageRecord("invisible_terms", status="fail",
-                                      data={"terms": hidden[:5], "n": len(hidden)}))
-            return finish(Verdict.WRONG, "invisible_terms", {"reason": "invisible_terms"})
-        # Record the deciding evidence last, as the trace convention wants.
-        refused = evidence.domain_refusal(stages)
-        if refused is not None:
-            return finish(Verdict.WRONG, "domain", refused)
-        stages.append(StageRecord("numeric_accept", data={
-            "decision": "zero", "levels": confirm["levels"],
-            "worst_rel_residual": confirm["worst_rel_residual"],
-            "symbolic_outcome": proof["outcome"]}))
-        return finish(Verdict.CORRECT, "numeric_accept",
-                      {"reason": "numeric_only", "symbolic_outcome": proof["outcome"]},
-                      Confidence.NUMERIC_ONLY)
-    if proof["outcome"] in ("timeout", "partial_timeout") or deadline.expired():
-        return finish(Verdict.TIMEOUT, "symbolic_confirm", {"reason": "timeout"})
-    # Neither evaluable nor provable: never accept what nothing supports.
-    return finish(Verdict.WRONG, "symbolic_confirm", {"reason": "unverifiable"})
+        # --- numeric screen ---------------------------------------------------
+        start = time.perf_counter()
+        comparer, screen = evidence.screen()
+        stages.append(StageRecord("numeric_screen", ms=ms_since(start), data=screen))
+        if screen["decision"] == "nonzero":
+            return finish(Verdict.WRONG, "numeric_screen",
+                          {"reason": "numeric_mismatch",
+                           "worst_rel_residual": screen["worst_rel_residual"]})
+
+        # --- the fast proof -------------------------------------------------
+        # A normal form decides most correct answers in milliseconds, and a
+        # proof needs no higher-precision confirmation.
+        start = time.perf_counter()
+        fast = fast_proof(residual, real_symbol, min(FAST_PROOF_BUDGET_S, deadline.remaining()))
+        stages.append(StageRecord("fast_proof", status="ok" if fast["proved"] else "fail",
+                                  ms=ms_since(start), data=fast))
+        if fast["proved"]:
+            return accept("fast_proof", {"reason": f"proved_by_{fast['by']}"},
+                          Confidence.SYMBOLIC)
+
+        # --- numeric confirm, then the proof ladder --------------------------
+        # The strict multi-precision test (60 and 120 digits) comes first: it
+        # costs tens of milliseconds, rejects hidden tiny terms (1e-30 x) before
+        # any expensive simplification, and once it passes, the proof only
+        # decides between a symbolic and a numeric-only accept, so it gets a
+        # bounded budget instead of everything that is left.
+        confirm: dict[str, Any] = {"decision": "inconclusive"}
+        if screen["decision"] in ("zero_low", "zero"):
+            start = time.perf_counter()
+            confirm = comparer.confirm_zero()
+            stages.append(StageRecord("numeric_confirm", status="ok" if confirm["decision"] == "zero"
+                                      else "fail", ms=ms_since(start), data=confirm))
+            if confirm["decision"] == "nonzero":
+                return finish(Verdict.WRONG, "numeric_confirm",
+                              {"reason": "numeric_mismatch",
+                               "worst_rel_residual": confirm["worst_rel_residual"]})
+
+        start = time.perf_counter()
+        numerically_sure = confirm["decision"] == "zero"
+        budget = deadline.remaining() * _SYMBOLIC_SHARE
+        if numerically_sure:
+            budget = min(budget, proof_budget_s)
+        proof = symbolic_zero(residual, Deadline(budget))
+        stages.append(StageRecord("symbolic_confirm", status="ok" if proof["proved"] else "fail",
+                                  ms=ms_since(start), data=proof))
+        if proof["proved"]:
+            return accept("symbolic_confirm", {"reason": f"proved_by_{proof['by']}"},
+                          Confidence.SYMBOLIC)
+        if numerically_sure:
+            hidden = comparer.invisible_terms(derivative, real_symbol, evidence.params)
+            if hidden:
+                stages.append(StageRecord("invisible_terms", status="fail",
+                                          data={"terms": hidden[:5], "n": len(hidden)}))
+                return finish(Verdict.WRONG, "invisible_terms", {"reason": "invisible_terms"})
+            # Record the deciding evidence last, as the trace convention wants.
+            refused = evidence.domain_refusal(stages)
+            if refused is not None:
+                return finish(Verdict.WRONG, "domain", refused)
+            stages.append(StageRecord("numeric_accept", data={
+                "decision": "zero", "levels": confirm["levels"],
+                "worst_rel_residual": confirm["worst_rel_residual"],
+                "symbolic_outcome": proof["outcome"]}))
+            return finish(Verdict.CORRECT, "numeric_accept",
+                          {"reason": "numeric_only", "symbolic_outcome": proof["outcome"]},
+                          Confidence.NUMERIC_ONLY)
+        if proof["outcome"] in ("timeout", "partial_timeout") or deadline.expired():
+            return finish(Verdict.TIMEOUT, "symbolic_confirm", {"reason": "timeout"})
+        # Neither evaluable nor provable: never accept what nothing supports.
+        return finish(Verdict.WRONG, "symbolic_confirm", {"reason": "unverifiable"})
+
+    if memo is None:
+        return judge()
+    key = memo.key(derivative, integrand_expr, written)
+    cached = memo.get(key)
+    if cached is not None:
+        verdict, stage, detail, confidence, decided = cached
+        stages.append(StageRecord("memo", data={"note": "same derivative as an answer "
+                                                        "judged before: its verdict"}))
+        stages.extend(StageRecord.from_dict(d) for d in decided)
+        return finish(verdict, stage, dict(detail), confidence)
+    first = len(stages)
+    result = judge()
+    memo.put(key, result, stages[first:])
+    return result
+
+
+class JudgementMemo:
+    """Verdicts by (derivative, integrand), an LRU for one worker process.
+
+    Answers that differ by a constant have the same derivative: the second
+    one skips the numeric and symbolic stages. An answer whose real reading
+    matters (a logarithm, a radical: see :mod:`.domain`) is keyed by its
+    written form too, without additive constants. TIMEOUT and CHECKER_ERROR
+    are never kept (they depend on load, not on the answer).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[str, ...], tuple] = OrderedDict()
+
+    @staticmethod
+    def key(derivative: sp.Expr, integrand: sp.Expr, written: sp.Expr) -> tuple[str, ...]:
+        form = ""
+        if restricts_domain(written):
+            form = sp.srepr(sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols)))
+        return sp.srepr(derivative), sp.srepr(integrand), form
+
+    def get(self, key: tuple[str, ...]) -> tuple | None:
+        entry = self._entries.get(key)
+        if entry is not None:
+            self._entries.move_to_end(key)
+        return entry
+
+    def put(self, key: tuple[str, ...], result: CheckResult,
+            decided: list[StageRecord]) -> None:
+        if result.verdict in (Verdict.TIMEOUT, Verdict.CHECKER_ERROR) or self.size <= 0:
+            return
+        detail = {k: v for k, v in result.detail.items() if k != "total_ms"}
+        self._entries[key] = (result.verdict, result.stage, detail, result.confidence,
+                              [r.to_dict() for r in decided])
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
 
 
 class _Evidence:
@@ -511,7 +583,9 @@ class _Evidence:
         self.derivative, self.integrand, self.x = derivative, integrand, real_symbol
         self.params = params
         self.deadline = deadline
-        self.seed = seed_for(written, parsed_integrand, sp.Symbol(symbol))
+        # Seeded by the derivative: F and F + 7 are one answer and get the
+        # same points (and one memo entry).
+        self.seed = seed_for(derivative, integrand, sp.Symbol(symbol))
         self.param_values = parameter_values(random.Random(self.seed ^ 2), len(params))
         self._domain: DomainReport | None = None
         # True once the evidence for F' = f comes from the real line rather

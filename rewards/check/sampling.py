@@ -338,9 +338,11 @@ def _merge(intervals: list[tuple[Fraction, Fraction]]) -> Breakpoints:
 
 
 def _fraction_decimal(value: Fraction, digits: int = 24) -> str:
-    # Enough digits to stay strictly inside any gap the root isolation left.
-    return mp.nstr(mp.mpf(value.numerator) / value.denominator, digits,
-                   min_fixed=-mp.inf, max_fixed=mp.inf)
+    # Enough digits to stay strictly inside any gap the root isolation left,
+    # whatever precision the host process happens to have set.
+    with mp.workdps(digits + 10):
+        return mp.nstr(mp.mpf(value.numerator) / value.denominator, digits,
+                       min_fixed=-mp.inf, max_fixed=mp.inf)
 
 
 def real_points(rng: random.Random, intervals: Sequence[tuple[Fraction, Fraction]],

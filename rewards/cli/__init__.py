@@ -39,8 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def _dispatch(argv: list[str]) -> int:
     if argv[:1] == ["bench"]:
         return bench.run(argv[1:])
     parser = build_parser()
@@ -50,6 +49,21 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtra as exc:
         print(f"{args.command}: {exc}", file=sys.stderr)
         return EXIT_SETUP
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        try:
+            return _dispatch(argv)
+        finally:
+            # Output to a pipe is block-buffered: a reader that is already
+            # gone (`... | head`, `... | true`) would otherwise show up only
+            # at interpreter exit, as "Exception ignored ... BrokenPipeError"
+            # and exit status 120. Flushing here (after --help too) brings it
+            # into the handler below.
+            if sys.stdout is not None:
+                sys.stdout.flush()
     except BrokenPipeError:
         # `... | head` closed our stdout: stop quietly, as Unix tools do.
         # Point stdout at /dev/null so the interpreter's final flush does not

@@ -98,13 +98,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     checking.add_argument("--answer-syntax", default=None, choices=["auto", "latex", "sympy"],
                           help="syntax of the extracted answer (default: auto)")
     run = score.add_argument_group("run")
-    run.add_argument("--batch-size", type=int, default=256)
+    run.add_argument("--batch-size", type=int, default=256,
+                     help="rows checked together and written at once")
     run.add_argument("--resume", action="store_true",
                      help="skip rows already in OUTPUT and append the rest")
     run.add_argument("--overwrite", action="store_true", help="replace an existing OUTPUT")
     run.add_argument("--limit", type=int, default=None, help="score only the first N rows")
     run.add_argument("--split", default=None, help="split of a datasets folder / hub dataset")
-    run.add_argument("--backend", default="local", choices=["local", "ray"])
+    run.add_argument("--backend", default="local", choices=["local", "ray"],
+                     help="where checks run: worker processes here, or Ray actors")
     run.add_argument("--ray-address", default=None,
                      help="Ray cluster address (default: RAY_ADDRESS, else local)")
     run.add_argument("--trace", default=None,
@@ -121,7 +123,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ablate.add_argument("scored", help="output of `python -m rewards score`")
     ablate.add_argument("--presets", nargs="+", default=None,
                         help="preset names or shaping YAML paths (default: all presets)")
-    ablate.add_argument("--output-dir", required=True)
+    ablate.add_argument("--output-dir", required=True,
+                        help="folder for report.md, the CSV files and the plots")
     ablate.add_argument("--group-column", default=None,
                         help="GRPO group id column (default: the one given to score)")
     ablate.set_defaults(func=_ablate)

@@ -306,7 +306,8 @@ def _warn_invalid_rows(scored: ScoredBatch, seen: int) -> None:
             continue
         seen += 1
         if seen <= _ROW_WARNINGS:
-            print(f"score: warning: skipped unreadable input row: {problem}", file=sys.stderr)
+            print(f"score: warning: unreadable input row kept as CHECKER_ERROR invalid_row: "
+                  f"{problem}", file=sys.stderr)
         elif seen == _ROW_WARNINGS + 1:
             print("score: warning: more unreadable input rows; the summary counts them",
                   file=sys.stderr)

@@ -223,7 +223,10 @@ class AntiderivativeReward:
             if job in self._cache:
                 self._cache.move_to_end(job)
                 hits[job] = self._cache[job]
-        misses = [job for job in unique if job not in hits]
+        # Jobs of one integrand side by side: a chunk then shares its parsed
+        # integrand, and a worker's memo sees F and F + C together.
+        misses = sorted((job for job in unique if job not in hits),
+                        key=lambda job: (job.integrand, job.symbol))
         fresh = dict(zip(misses, (r.to_dict() for r in self._pool.run(misses)), strict=True))
         for job, raw in fresh.items():
             # Deadline outcomes depend on load, not on the answer: don't cache.

@@ -95,10 +95,23 @@ def _warmup() -> int:
     return os.getpid()
 
 
+# Per worker process: verdicts by derivative, reused across tasks and batches.
+_MEMO = None
+
+
 def _check_chunk(jobs: list[Job], options: dict[str, Any],
                  check_fn: Callable[..., CheckResult] | None = None) -> tuple[list[dict], dict]:
     if check_fn is None:
-        from ..check import check_antiderivative as check_fn
+        from ..check import check_antiderivative
+        from ..check.pipeline import JudgementMemo
+
+        global _MEMO
+        if _MEMO is None:
+            _MEMO = JudgementMemo()
+        memo = _MEMO
+
+        def check_fn(*args, **kwargs):
+            return check_antiderivative(*args, memo=memo, **kwargs)
 
     out = []
     for job in jobs:
@@ -220,6 +233,9 @@ class CheckPool:
         if not jobs:
             return []
         self._maybe_recycle()
+        # Start (and warm) the workers before the call's clock starts: a cold
+        # start must not eat the budget that bounds the checks themselves.
+        self._get_executor()
         started = time.monotonic()
         waves = math.ceil(len(jobs) / self.workers) + 2
         call_budget = self.margin_s * 4 + 3 * waves * (self.timeout_s + self.margin_s)

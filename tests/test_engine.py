@@ -1,0 +1,66 @@
+"""The verification engine's fast path and the work shared between answers.
+
+Behaviour only: which stage decides, with what confidence; never times.
+"""
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from rewards import Confidence, Verdict, check_antiderivative
+from rewards.check.pipeline import JudgementMemo
+
+
+def stage_names(result):
+    return [s.stage for s in result.stages]
+
+
+@pytest.mark.parametrize("answer, integrand", [
+    (r"\frac{\sin^2 x}{2}", "sin(x)*cos(x)"),                     # trig: exp normal form
+    (r"\frac{e^{x}(\sin x - \cos x)}{2}", "exp(x)*sin(x)"),
+    (r"\frac{\sinh(2x)}{4} - \frac{x}{2}", "sinh(x)**2"),          # hyperbolic vs exp
+    (r"\frac{1}{2}\ln\left|\frac{x-1}{x+1}\right|", "1/(x**2 - 1)"),  # logs, rational
+    (r"\ln\left(x + \sqrt{x^2+1}\right)", "1/sqrt(x**2 + 1)"),     # radicals as symbols
+    (r"\frac{x\sqrt{1-x^2} + \arcsin x}{2}", "sqrt(1 - x**2)"),
+    (r"\frac{(2x+1)^{3/2}}{3}", "sqrt(2*x + 1)"),
+    (r"\tan x - x", "tan(x)**2"),
+])
+def test_the_fast_proof_decides_elementary_answers(answer, integrand):
+    result = check_antiderivative(answer, integrand, timeout_s=30)
+    assert result.verdict is Verdict.CORRECT, result.render()
+    assert result.confidence is Confidence.SYMBOLIC
+    # Decided structurally or by the normal form, before any multi-precision
+    # confirmation or the general ladder.
+    assert result.stage in ("structural", "fast_proof"), result.render()
+    assert not {"numeric_confirm", "symbolic_confirm"} & set(stage_names(result))
+
+
+@pytest.mark.parametrize("answer, integrand", [
+    (r"\frac{x^3}{2}", "x**2"),
+    (r"\sin x + \sin(10^{-30} x)", "cos(x)"),       # a tiny hidden term is no proof
+    (r"\ln|x| + 10^{-40} x", "1/x"),
+])
+def test_wrong_answers_never_reach_an_accept(answer, integrand):
+    result = check_antiderivative(answer, integrand, timeout_s=30)
+    assert result.verdict is Verdict.WRONG, result.render()
+
+
+def test_answers_that_differ_by_a_constant_are_judged_once():
+    memo = JudgementMemo()
+    first = check_antiderivative(r"\frac{x^3}{3} + \sin x", "x**2 + cos(x)", memo=memo)
+    again = check_antiderivative(r"\frac{x^3}{3} + \sin x + 7", "x**2 + cos(x)", memo=memo)
+    other = check_antiderivative(r"\frac{x^3}{3}", "x**2 + cos(x)", memo=memo)
+    assert first.verdict is again.verdict is Verdict.CORRECT
+    assert "memo" not in stage_names(first) and "memo" in stage_names(again)
+    # The reused verdict keeps its deciding stage last, as every result does.
+    assert again.stage == first.stage == again.stages[-1].stage
+    assert other.verdict is Verdict.WRONG and "memo" not in stage_names(other)
+
+
+def test_the_memo_does_not_keep_load_dependent_outcomes():
+    memo = JudgementMemo()
+    hard = sp.Symbol("x") ** 3 / 3
+    slow = check_antiderivative(hard, "x**2", input_kind="expr", timeout_s=1e-6, memo=memo)
+    assert slow.verdict is Verdict.TIMEOUT
+    later = check_antiderivative(hard, "x**2", input_kind="expr", timeout_s=30, memo=memo)
+    assert later.verdict is Verdict.CORRECT and "memo" not in stage_names(later)

@@ -1,0 +1,145 @@
+"""rewards.reward.pool.CheckPool: the call budget, recycling, idle re-warming.
+
+Real worker processes, one worker each; faults come from
+:mod:`rewards.testing.faults` run in the workers. Assertions are about
+results, worker pids and the pool's state, never about durations.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import psutil
+import pytest
+
+from rewards.check.result import Verdict
+from rewards.reward.pool import CheckPool, Job
+from rewards.testing.faults import HANG, LEAK, faulty_check
+
+pytestmark = pytest.mark.slow  # spawns and respawns worker processes
+
+
+def good(k: int) -> Job:
+    return Job(r"\frac{x^{2}}{2} + " + str(k), "x", "x")
+
+
+def worker_pids(pool: CheckPool) -> set[int]:
+    # Workers report their pid with every finished task.
+    return set(pool.stats.worker_rss_mb)
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def live_workers() -> set[int]:
+    """Our running child processes, less loky's resource tracker (one per
+    session, meant to outlive every pool)."""
+    out = set()
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if "resource_tracker" not in " ".join(p.cmdline()) and _running(p.pid):
+                out.add(p.pid)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_call_budget_ends_the_call_and_kills_the_pool():
+    # Each hanging job is killed by the watchdog after timeout_s + margin_s,
+    # and every kill means a fresh pool (spawn, import SymPy, warm up: far
+    # longer than this call's whole budget of 4 * 0.01 + 3 * 5 * 0.02 s). So
+    # the call cannot finish all three: the rest come back TIMEOUT
+    # "call_budget", and the pool is killed rather than left computing.
+    pool = CheckPool(workers=1, timeout_s=0.01, margin_s=0.01, check_fn=faulty_check)
+    try:
+        jobs = [Job(HANG, "x", "x")] * 3
+        before = live_workers()
+        results = pool.run(jobs)
+        assert len(results) == len(jobs)
+        assert all(r.verdict is Verdict.TIMEOUT for r in results)
+        # The first may have been reached (the watchdog's "timeout") if the
+        # pool was already warm; the last never is.
+        assert results[-1].reason == "call_budget"
+        assert results[-1].stage == "watchdog"
+        assert results[-1].detail["budget_s"] == 0.3  # rounded 0.34
+        # Killed: no executor, and no worker this call started (a hanging one
+        # among them) is still running.
+        assert pool._executor is None
+        assert live_workers() - before == set()
+    finally:
+        pool.close()
+
+
+def test_pool_recycles_after_max_tasks_per_pool():
+    pool = CheckPool(workers=1, timeout_s=10, max_tasks_per_pool=2)
+    try:
+        results = pool.run([good(0), good(1)])
+        assert [r.verdict for r in results] == [Verdict.CORRECT] * 2
+        first, executor = worker_pids(pool), pool._executor
+        # 2 samples so far: not past the threshold, the same worker goes on.
+        assert pool.run([good(2)])[0].verdict is Verdict.CORRECT
+        assert worker_pids(pool) == first and pool._executor is executor
+        # 3 samples: past it, so this call starts on a fresh pool.
+        assert pool.run([good(3)])[0].verdict is Verdict.CORRECT
+        assert worker_pids(pool).isdisjoint(first)
+        assert pool._executor is not executor
+        assert not any(_running(pid) for pid in first)
+    finally:
+        pool.close()
+
+
+def test_pool_recycles_a_worker_past_max_worker_rss():
+    pool = CheckPool(workers=1, timeout_s=10, check_fn=faulty_check)
+    try:
+        assert pool.run([good(0)])[0].verdict is Verdict.CORRECT
+        (first,) = worker_pids(pool)
+        base = pool.stats.worker_rss_mb[first]
+        pool.max_worker_rss_mb = base + 150
+        # The same worker keeps 300 MiB alive: its reported RSS passes the cap.
+        assert pool.run([Job(f"{LEAK}300", "x", "x")])[0].verdict is Verdict.CORRECT
+        assert worker_pids(pool) == {first}
+        assert pool.stats.worker_rss_mb[first] > pool.max_worker_rss_mb
+        # So the next call starts on a fresh worker, back under the cap.
+        assert pool.run([good(1)])[0].verdict is Verdict.CORRECT
+        assert first not in worker_pids(pool)
+        assert max(pool.stats.worker_rss_mb.values()) < pool.max_worker_rss_mb
+        assert not _running(first)
+    finally:
+        pool.close()
+
+
+def _warmed_during(pool: CheckPool, jobs: list[Job]) -> list:
+    # Observe (a profiler hook, no patching) whether the pool re-acquired and
+    # warmed its executor during this call.
+    calls = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code is CheckPool._warm.__code__:
+            calls.append(frame.f_locals["executor"])
+
+    sys.setprofile(profile)
+    try:
+        results = pool.run(jobs)
+    finally:
+        sys.setprofile(None)
+    assert [r.verdict for r in results] == [Verdict.CORRECT] * len(jobs)
+    return calls  # the executors warmed
+
+
+def test_idle_pool_is_rewarmed_on_the_next_call():
+    # loky ends workers idle for idle_timeout_s; the pool treats an executor
+    # unused for 0.8 of that as stale and, on the next call, re-acquires it
+    # and warms its workers again, so no check pays for a cold worker.
+    pool = CheckPool(workers=1, timeout_s=10, idle_timeout_s=3.0)
+    try:
+        assert len(_warmed_during(pool, [good(0)])) == 1  # the first call warms
+        # Used again at once (well within 2.4 s): nothing to re-warm.
+        assert _warmed_during(pool, [good(1)]) == []
+        time.sleep(2.5)  # idle past 0.8 * idle_timeout_s
+        assert _warmed_during(pool, [good(2)]) == [pool._executor]
+    finally:
+        pool.close()

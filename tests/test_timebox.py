@@ -1,0 +1,157 @@
+"""rewards.check.timebox: signal time limits inside a worker, and deadlines.
+
+Every assertion is about an exception raised (or not) and the signal state
+left behind, never about how long something took. A limit that failed to
+fire would let a ``time.sleep(5)`` finish, and the ``pytest.raises`` around
+it fail.
+"""
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+
+import pytest
+
+from rewards.check.timebox import Deadline, StepTimeout, time_limit
+
+LONG_SLEEP_S = 5.0  # what a limit must interrupt; never slept in full when it works
+
+
+@pytest.fixture(autouse=True)
+def clean_alarm_state():
+    # Each test starts and must end with SIGALRM unowned and no timer armed:
+    # a leaked timer would fire in some later test.
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    yield
+    leaked_timer = signal.getitimer(signal.ITIMER_REAL)
+    leaked_handler = signal.getsignal(signal.SIGALRM)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    assert leaked_timer == (0.0, 0.0)
+    assert leaked_handler == signal.SIG_DFL
+
+
+def test_limit_interrupts_the_block():
+    with pytest.raises(StepTimeout), time_limit(0.05) as armed:
+        assert armed is True
+        time.sleep(LONG_SLEEP_S)
+
+
+def test_no_time_left_raises_at_once():
+    for seconds in (0, -1.0):
+        with pytest.raises(StepTimeout), time_limit(seconds):
+            pytest.fail("the block must not run")
+
+
+def test_nested_limit_keeps_the_tighter_outer_one():
+    # The inner block asks for 30 s but the outer has 0.1 s left: the outer's
+    # limit wins (were it replaced, the sleep would finish and nothing raise).
+    with pytest.raises(StepTimeout), time_limit(0.1), time_limit(30):
+        time.sleep(LONG_SLEEP_S)
+
+
+def test_nested_limit_keeps_the_tighter_inner_one():
+    with time_limit(30):
+        with pytest.raises(StepTimeout), time_limit(0.05):
+            time.sleep(LONG_SLEEP_S)
+        # Back in the outer block: its timer is armed again, for the 30 s.
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < remaining <= 30
+
+
+def test_outer_limit_still_fires_after_an_inner_block_ends():
+    with pytest.raises(StepTimeout), time_limit(0.3):
+        with time_limit(10):
+            pass  # the inner block disarms the timer on exit and must re-arm the outer
+        time.sleep(LONG_SLEEP_S)
+
+
+def test_outer_limit_that_passed_inside_the_inner_block_fires_on_exit():
+    # The inner limit is capped by the outer one; a caller that swallows
+    # the inner StepTimeout still gets the outer's at once.
+    with pytest.raises(StepTimeout), time_limit(0.1):
+        try:
+            with time_limit(10):
+                time.sleep(LONG_SLEEP_S)
+        except StepTimeout:
+            pass
+        time.sleep(LONG_SLEEP_S)
+
+
+def test_previous_handler_restored_and_timer_disarmed():
+    with time_limit(10) as armed:
+        assert armed is True
+        assert signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None)
+    # The autouse fixture checks SIG_DFL and no timer after the test; check
+    # here too, right after the block, and after a block that timed out.
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with pytest.raises(StepTimeout), time_limit(0.05):
+        time.sleep(LONG_SLEEP_S)
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_host_programs_alarm_handler_is_respected():
+    # A host that owns SIGALRM (a test runner's timeout, say) keeps it: the
+    # limit degrades to "not armed" and installs nothing.
+    fired = []
+
+    def host_handler(signum, frame):
+        fired.append(signum)
+
+    signal.signal(signal.SIGALRM, host_handler)
+    try:
+        with time_limit(0.05) as armed:
+            assert armed is False
+            assert signal.getsignal(signal.SIGALRM) is host_handler
+            assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert signal.getsignal(signal.SIGALRM) is host_handler
+    finally:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    assert fired == []
+
+
+def test_off_the_main_thread_the_limit_is_not_armed():
+    seen = []
+
+    def body():
+        with time_limit(0.05) as armed:
+            seen.append(armed)
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    assert seen == [False]
+
+
+def test_deadline_without_a_limit_never_expires():
+    deadline = Deadline(None)
+    assert deadline.remaining() == math.inf
+    assert not deadline.expired()
+    deadline.check()  # does not raise
+
+
+@pytest.mark.parametrize("seconds", [0, -3.0])
+def test_deadline_of_no_time_is_expired(seconds):
+    deadline = Deadline(seconds)
+    assert deadline.remaining() == 0.0
+    assert deadline.expired()
+    with pytest.raises(StepTimeout):
+        deadline.check()
+
+
+def test_deadline_counts_down_and_expires():
+    deadline = Deadline(60)
+    assert 0 < deadline.remaining() <= 60
+    assert not deadline.expired()
+    deadline.check()
+    short = Deadline(0.05)
+    while not short.expired():  # ends: the deadline is 50 ms away
+        time.sleep(0.01)
+    assert short.remaining() == 0.0
+    with pytest.raises(StepTimeout):
+        short.check()

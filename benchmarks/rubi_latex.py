@@ -497,12 +497,15 @@ def make_report(summaries: list[dict[str, Any]], stages: dict[str, Any] | None,
         "pool; p50/p99 are in-worker ms of the fresh checks (dedup and cache hits left out). "
         "TRL's `accuracy_reward` runs in-process, sequentially, one chat-style completion per "
         "call against the solution `$<sympy.latex(F)> + C$` (math-verify needs the `$`), with "
-        "its own 10 s parse / 5 s verify alarms; p50/p99 are wall ms per completion.",
+        "its own 10 s parse / 5 s verify alarms; p50/p99 are wall ms per completion. *cores "
+        "busy* is CPU time over wall time: on a shared machine, below the available cores "
+        "when other work took the rest.",
         "",
     ]
     header = ["configuration", "completions", "wall s", "completions/s", "fresh checks",
               "p50 ms", "p99 ms", "correct forms accepted", "false accepts (wrong forms)",
-              "refusals accepted", "verdicts", "peak RSS MB", "load avg"]
+              "refusals accepted", "verdicts", "CPU s parent / workers", "cores busy",
+              "peak RSS MB", "load avg"]
     table = []
     for s in summaries:
         acc = s.get("accuracy") or {}
@@ -512,6 +515,9 @@ def make_report(summaries: list[dict[str, Any]], stages: dict[str, Any] | None,
                       f"{acc.get('accepted_wrong', 0)} / {acc.get('n_wrong', 0)}",
                       f"{acc.get('accepted_no_answer', 0)} / {acc.get('n_no_answer', 0)}",
                       ", ".join(f"{k[:4].lower()} {v}" for k, v in sorted(s["verdicts"].items())),
+                      f"{s.get('cpu_parent_s', 0):.1f} / {s.get('cpu_workers_s', 0):.1f}",
+                      (s.get("cpu_parent_s", 0) + s.get("cpu_workers_s", 0)) / s["wall_s"]
+                      if s["wall_s"] else None,
                       s["peak_rss_mb"], s.get("loadavg")])
     lines += [markdown_table(header, table), ""]
     by = {s["config"]: s for s in summaries}

@@ -25,7 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
         "throughput", help="a GRPO-shaped batch: completions/s, p50/p99, peak RSS",
         description="Score the same GRPO-shaped batch with every configuration of this reward "
                     "(in-process sequential; 1 and 2 workers; with and without cache) and "
-                    "with each peer; print a Markdown table.")
+                    "with each peer; print a Markdown table. --source rubi-latex: hard Rubi "
+                    "integrals with sympy.latex answers, the reward as trained vs TRL's "
+                    "accuracy_reward, plus per-stage and per-rung proof tables.")
     throughput.add_arguments(thr)
     thr.set_defaults(func=throughput.main)
     sub.add_parser("soak", help="a long run: RSS, determinism, pool health (own flags: "

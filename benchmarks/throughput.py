@@ -23,6 +23,21 @@ Reported: completions/s over all batches, p50/p99 per-sample latency (in-worker
 check time of the samples actually checked; cache and dedup hits cost ~0 and
 are left out), peak RSS, seconds per 512 completions, and the slowest batch
 against its deadline bound.
+
+``--source rubi-latex`` (issue 9) is another batch and its own set of
+configurations (:mod:`benchmarks.rubi_latex`): 64 hard elementary Rubi
+integrands x 8 ``sympy.latex`` answer forms, scored by
+
+* ``ours/default``, ``ours/default+cache``: the reward as trained (default
+  workers = the available cores), on chat-style completions, after an untimed
+  warm-up batch of other integrands;
+* ``trl_math_verify/chat``: TRL's ``accuracy_reward`` in-process, sequential,
+  on the same chat-style completions, against ``$sympy.latex(F) + C$``;
+* ``ours/stages``: ``check_antiderivative(..., input_kind="response")`` over the
+  distinct checks, sequential, in-process: the per-stage and per-rung tables;
+
+and reported as completions/s, the ratio ours/TRL, p50/p99 per fresh check,
+accepted correct forms and false accepts, per form, per stage and per rung.
 """
 from __future__ import annotations
 
@@ -48,11 +63,19 @@ PER_PROMPT = 8
 SOURCES = {
     "rgym": "real reasoning-gym completions (cheap checks)",
     "rubi": "Rubi integrands, rendered and mutated answers (heavy checks)",
+    "rubi-latex": "hard Rubi integrals, 8 sympy.latex answer forms each (issue 9)",
 }
 OURS_CONFIGS = ("ours/sequential", "ours/w1", "ours/w2", "ours/w1+cache", "ours/w2+cache")
 PEER_CONFIGS = ("trl_math_verify/in-process", "trl_math_verify/w2", "reasoning_gym/w2",
                 "rlve_numeric/w2", "ladder_numeric/w2", "seed_design/w2")
+# The rubi-latex source's own: the reward as trained (default workers = the
+# available cores), TRL's accuracy_reward on the chat-style completions, and
+# the sequential per-stage pass (:func:`benchmarks.rubi_latex.stage_pass`).
+RUBI_LATEX_CONFIGS = ("ours/default", "ours/default+cache", "trl_math_verify/chat",
+                      "ours/stages")
 ALL_CONFIGS = OURS_CONFIGS + PEER_CONFIGS
+DEFAULT_CONFIGS = {"rgym": ALL_CONFIGS, "rubi": ALL_CONFIGS, "rubi-latex": RUBI_LATEX_CONFIGS}
+DEFAULT_BATCHES = {"rgym": 3, "rubi": 3, "rubi-latex": 1}
 
 
 def _log(message: str) -> None:
@@ -254,18 +277,82 @@ def _cpu_delta(before: tuple[float, float]) -> tuple[float, float]:
     return after[0] - before[0], max(0.0, after[1] - before[1])
 
 
-def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: float
-               ) -> dict[str, Any]:
+def _completion(row: dict[str, Any]) -> Any:
+    # Conversational datasets: TRL passes a list of messages per completion.
+    if row.get("chat"):
+        return [{"role": "assistant", "content": row["completion"]}]
+    return row["completion"]
+
+
+def _trl_solution(row: dict[str, Any]) -> str:
+    # The reference as the peer adapter gives it (peers._trl): sympy.latex of
+    # the antiderivative, "+ C", in $...$ so that math-verify reads it.
+    from .peers import _dollars, _sympy_to_latex, strip_constant
+
+    if row.get("reference_latex"):
+        return _dollars(strip_constant(row["reference_latex"]) + " + C")
+    return _dollars(_sympy_to_latex(row["reference"], row["symbol"]))
+
+
+def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: float,
+               warmup: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Score every batch with one configuration, in this process (and its
-    workers). Returns per-batch walls, per-sample latencies and verdicts."""
+    workers). Returns per-batch walls, per-sample latencies and verdicts.
+
+    ``warmup``: a batch scored first, untimed (``ours/default*``,
+    ``trl_math_verify/chat`` and ``ours/stages``; the others warm up on a
+    few trivial checks). ``accepted`` holds, per timed completion in order,
+    whether it was accepted (``ours/stages``: the per-check records instead).
+    """
     method, _, mode = config.partition("/")
     walls: list[float] = []
     bounds: list[float] = []
     latencies: list[float] = []
     cpu: list[tuple[float, float]] = []
     verdicts: Counter = Counter()
+    accepted: list[bool] = []
+    extra: dict[str, Any] = {}
     with RssSampler() as rss:
-        if config == "ours/sequential":
+        if config == "ours/stages":
+            from .rubi_latex import stage_pass
+
+            cpu0 = _cpu_split()
+            extra["stages"] = stage_pass(batches, warmup, timeout_s)
+            records = extra["stages"]["records"]
+            walls.append(extra["stages"]["wall_s"])
+            cpu.append(_cpu_delta(cpu0))
+            bounds.append(len(records) * (timeout_s + 0.5))
+            verdicts.update(r["verdict"] for r in records)
+            latencies.extend(r["total_ms"] for r in records)
+        elif config == "trl_math_verify/chat":
+            # TRL's accuracy_reward in the trainer process, sequential, on the
+            # chat-style completions, against the sympy.latex reference; one
+            # completion per call so each is timed (the function loops over
+            # its batch doing the same per-completion work).
+            from trl.rewards import accuracy_reward
+
+            def score_one(row: dict[str, Any], solution: str) -> float | None:
+                return accuracy_reward([_completion(row)], [solution])[0]
+
+            for r in warmup or []:
+                score_one(r, _trl_solution(r))
+            if not warmup:
+                score_one({"completion": r"\boxed{x^2}", "chat": True}, "$x^2$")
+            for batch in batches:
+                solutions = [_trl_solution(r) for r in batch]  # a dataset column
+                cpu0 = _cpu_split()
+                started = time.perf_counter()
+                for r, solution in zip(batch, solutions, strict=True):
+                    t0 = time.perf_counter()
+                    reward = score_one(r, solution)
+                    latencies.append((time.perf_counter() - t0) * 1000)
+                    verdicts["CORRECT" if reward == 1.0 else
+                             "CHECKER_ERROR" if reward is None else "WRONG"] += 1
+                    accepted.append(reward == 1.0)
+                walls.append(time.perf_counter() - started)
+                cpu.append(_cpu_delta(cpu0))
+                bounds.append(len(batch) * 15.5)  # its own alarms: 10 s parse + 5 s verify
+        elif config == "ours/sequential":
             from rewards import check_antiderivative
             from rewards.check.extract import ExtractionStatus, extract_answer
 
@@ -290,29 +377,40 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
                 bounds.append(len(batch) * (timeout_s + 0.5))
         elif method == "ours":
             from rewards import AntiderivativeReward
+            from rewards.reward.metrics import batch_metrics
 
-            workers = 2 if mode.startswith("w2") else 1
+            # default: RewardConfig's workers (None = the available cores).
+            workers = None if mode.startswith("default") else 2 if mode.startswith("w2") else 1
             cache = mode.endswith("+cache")
             reward = AntiderivativeReward(workers=workers, timeout_s=timeout_s,
                                           cache_size=20_000 if cache else 0)
+            n_workers = reward._pool.workers
+            extra["workers"] = n_workers
             try:
-                reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])  # warm-up
+                if warmup:
+                    reward.score([_completion(r) for r in warmup],
+                                 [r["integrand"] for r in warmup],
+                                 [r["symbol"] for r in warmup])
+                else:
+                    reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])
                 for batch in batches:
+                    completions = [_completion(r) for r in batch]
                     cpu0 = _cpu_split()
                     started = time.perf_counter()
                     # What TRL's call costs: __call__ is score() + batch
                     # metrics (+ a trace, off here).
-                    outcomes = reward.score([r["completion"] for r in batch],
+                    outcomes = reward.score(completions,
                                             [r["integrand"] for r in batch],
                                             [r["symbol"] for r in batch])
-                    reward.batch_metrics(outcomes)
+                    batch_metrics(outcomes)
                     walls.append(time.perf_counter() - started)
                     cpu.append(_cpu_delta(cpu0))
                     checked = [o for o in outcomes
                                if o.extracted is not None and not o.cached and o.result]
-                    bounds.append(_pool_bound(len(checked), workers, timeout_s))
+                    bounds.append(_pool_bound(len(checked), n_workers, timeout_s))
                     for o in outcomes:
                         verdicts[o.verdict or "UNJUDGED"] += 1
+                        accepted.append(o.verdict == "CORRECT")
                     latencies.extend(o.result.total_ms for o in checked)
             finally:
                 reward.close()
@@ -366,14 +464,17 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
     n = sum(len(b) for b in batches)
     return {"config": config, "completions": n, "walls": walls, "bounds": bounds,
             "latencies_ms": latencies, "verdicts": dict(verdicts), "peak_rss_mb": rss.peak_mb,
-            "loadavg": os.getloadavg()[0], "cpu": cpu}
+            "loadavg": os.getloadavg()[0], "cpu": cpu, "accepted": accepted, **extra}
 
 
 def child_main(argv: list[str]) -> int:
     config, batch_file, timeout_s, out_file = argv[0], argv[1], float(argv[2]), argv[3]
     with open(batch_file) as handle:
-        batches = json.load(handle)
-    result = run_config(config, batches, timeout_s)
+        data = json.load(handle)
+    # A list of batches, or {"batches": [...], "warmup": [...]}.
+    batches, warmup = (data["batches"], data.get("warmup")) if isinstance(data, dict) \
+        else (data, None)
+    result = run_config(config, batches, timeout_s, warmup)
     with open(out_file, "w") as handle:
         json.dump(result, handle)
     return 0
@@ -387,11 +488,17 @@ def _run_child(config: str, batch_file: str, timeout_s: float, limit_s: float
                ) -> dict[str, Any] | None:
     with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as out:
         out_path = out.name
-    cmd = [sys.executable, "-m", "rewards.bench.throughput", config, batch_file,
+    cmd = [sys.executable, "-m", "benchmarks.throughput", config, batch_file,
            str(timeout_s), out_path]
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    # The child imports this checkout's benchmarks and rewards (not an
+    # installed copy), whatever the working directory.
+    from . import REPO_ROOT
+
+    path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, PYTHONWARNINGS="ignore", PYTHONPATH=path)
     try:
-        proc = subprocess.run(cmd, env=env, timeout=limit_s, capture_output=True, text=True)
+        proc = subprocess.run(cmd, env=env, timeout=limit_s, capture_output=True, text=True,
+                              cwd=REPO_ROOT)
     except subprocess.TimeoutExpired:
         _log(f"  {config}: gave up after {limit_s:.0f} s")
         return None
@@ -405,11 +512,27 @@ def _run_child(config: str, batch_file: str, timeout_s: float, limit_s: float
         Path(out_path).unlink(missing_ok=True)
 
 
-def summarize(result: dict[str, Any]) -> dict[str, Any]:
+def summarize(result: dict[str, Any], batches: list[list[dict[str, Any]]] | None = None
+              ) -> dict[str, Any]:
     total = sum(result["walls"])
     n = result["completions"]
     ratios = [w / b for w, b in zip(result["walls"], result["bounds"], strict=True) if b]
-    return {"config": result["config"], "completions": n, "wall_s": total,
+    extra: dict[str, Any] = {}
+    rows = [r for b in batches for r in b] if batches else []
+    accepted = result.get("accepted") or []
+    if rows and len(accepted) == len(rows) and all("kind" in r for r in rows):
+        from .rubi_latex import accuracy_counts
+
+        extra["accuracy"] = accuracy_counts(rows, accepted)
+        per_form: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for r, ok in zip(rows, accepted, strict=True):
+            per_form[r["form"]][0] += bool(ok)
+            per_form[r["form"]][1] += 1
+        extra["per_form"] = dict(per_form)
+    if result.get("stages"):
+        extra["stages"] = result["stages"]
+        extra["accuracy"] = _stage_accuracy(result["stages"]["records"])
+    return {**extra, "fresh_ms": result["latencies_ms"], "config": result["config"], "completions": n, "wall_s": total,
             "cps": n / total if total else float("nan"),
             "p50_ms": percentile(result["latencies_ms"], 50),
             "p99_ms": percentile(result["latencies_ms"], 99),
@@ -421,12 +544,24 @@ def summarize(result: dict[str, Any]) -> dict[str, Any]:
             "cpu_workers_s": sum(c[1] for c in result.get("cpu", []))}
 
 
+def _stage_accuracy(records: list[dict[str, Any]]) -> dict[str, int]:
+    out: Counter = Counter()
+    for r in records:
+        out[f"n_{r['kind']}"] += 1
+        out[f"accepted_{r['kind']}"] += r["verdict"] == "CORRECT"
+    return dict(out)
+
+
 def _label(config: str) -> str:
     method, _, mode = config.partition("/")
     names = {"sequential": "in-process sequential (no dedup, no cache)",
              "w1": "1 worker, no cache", "w2": "2 workers, no cache",
              "w1+cache": "1 worker + cache", "w2+cache": "2 workers + cache",
-             "in-process": "in-process (as TRL calls it)"}
+             "in-process": "in-process (as TRL calls it)",
+             "default": "as trained (default workers), no cache",
+             "default+cache": "as trained (default workers) + cache",
+             "chat": "in-process, chat completions (as TRL calls it)",
+             "stages": "sequential per-stage pass (distinct checks)"}
     return f"{METHOD_LABELS.get(method, method)}: {names.get(mode, mode)}"
 
 
@@ -507,16 +642,22 @@ def _cpus() -> int:
 def add_arguments(parser) -> None:
     parser.add_argument("--corpus", default=str(DEFAULT_DATA_DIR),
                         help="data directory holding rgym_outputs.jsonl (or that file)")
-    parser.add_argument("--source", default="rgym", choices=["rgym", "rubi"],
+    parser.add_argument("--source", default="rgym", choices=list(SOURCES),
                         help="rgym: real completions (cheap checks); rubi: Rubi integrands "
-                             "with rendered and mutated answers (heavy checks)")
+                             "with rendered and mutated answers (heavy checks); rubi-latex: "
+                             "64 hard Rubi integrands x 8 sympy.latex answer forms, the reward "
+                             "as trained vs TRL accuracy_reward, per-stage and per-rung tables")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batches", type=int, default=3, choices=[1, 2, 3])
+    parser.add_argument("--batches", type=int, default=None, choices=[1, 2, 3],
+                        help="timed batches (A, B, A again); default 3, rubi-latex 1")
     parser.add_argument("--timeout", type=float, default=5.0, help="per-sample deadline (s)")
     parser.add_argument("--truncate-frac", type=float, default=0.04,
                         help="share of completions cut before their answer")
-    parser.add_argument("--configs", nargs="+", default=list(ALL_CONFIGS),
-                        choices=list(ALL_CONFIGS))
+    parser.add_argument("--configs", nargs="+", default=None, metavar="CONFIG",
+                        choices=list(ALL_CONFIGS + RUBI_LATEX_CONFIGS),
+                        help="any of " + ", ".join(ALL_CONFIGS + RUBI_LATEX_CONFIGS)
+                             + "; default for rgym and rubi: " + ", ".join(ALL_CONFIGS)
+                             + "; for rubi-latex: " + ", ".join(RUBI_LATEX_CONFIGS))
     parser.add_argument("--limit", type=float, default=1800.0,
                         help="seconds after which one configuration is abandoned")
     parser.add_argument("--out", default=None,
@@ -527,17 +668,33 @@ def add_arguments(parser) -> None:
 def main(args) -> int:
     from .corpora import find_corpus
 
+    args.configs_given = args.configs is not None
+    if args.configs is None:
+        args.configs = list(DEFAULT_CONFIGS[args.source])
+    if args.batches is None:
+        args.batches = DEFAULT_BATCHES[args.source]
+    data_source = "rubi" if args.source == "rubi-latex" else args.source
     found = find_corpus(args.corpus)
-    if args.source not in found:
-        raise SystemExit(f"no {args.source} data under {args.corpus}")
+    if data_source not in found:
+        raise SystemExit(f"no {data_source} data under {args.corpus}")
+    warmup: list[dict[str, Any]] | None = None
+    build_stats: Counter = Counter()
     if args.source == "rgym":
         batches = build_batches(found["rgym"], args.seed, truncate_frac=args.truncate_frac,
                                 n_batches=args.batches)
-    else:
+    elif args.source == "rubi":
         _log("building the Rubi batches...")
         batches = build_rubi_batches(found["rubi"], args.seed, n_batches=args.batches)
+    else:
+        from .rubi_latex import batch_digest, build_rubi_latex_batches
+
+        _log("building the Rubi LaTeX batch (verifying every form at 50 digits)...")
+        batches, warmup = build_rubi_latex_batches(found["rubi"], args.seed,
+                                                   n_batches=args.batches, stats=build_stats)
+        _log(f"  batch SHA-256 {batch_digest(batches, warmup)}; {dict(build_stats)}")
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-        json.dump(batches, handle)
+        json.dump({"batches": batches, "warmup": warmup} if warmup is not None else batches,
+                  handle)
         batch_file = handle.name
     summaries = []
     try:
@@ -545,14 +702,23 @@ def main(args) -> int:
             _log(f"throughput: {config}")
             result = _run_child(config, batch_file, args.timeout, args.limit)
             if result is not None:
-                s = summarize(result)
+                s = summarize(result, batches)
                 summaries.append(s)
                 _log(f"  {s['cps']:.1f} completions/s, p50 {s['p50_ms']:.0f} ms, "
-                     f"peak RSS {s['peak_rss_mb']:.0f} MB, walls "
+                     f"p99 {s['p99_ms']:.0f} ms, peak RSS {s['peak_rss_mb']:.0f} MB, walls "
                      f"{[round(w, 1) for w in s['batch_walls']]}")
     finally:
         Path(batch_file).unlink(missing_ok=True)
-    body = make_report(summaries, batches, args)
+    if args.source == "rubi-latex":
+        from .rubi_latex import make_report as rubi_latex_report
+
+        stage_summary = next((s for s in summaries if s["config"] == "ours/stages"), None)
+        labels = {s["config"]: _label(s["config"]) for s in summaries}
+        body = rubi_latex_report([s for s in summaries if s["config"] != "ours/stages"],
+                                 stage_summary["stages"] if stage_summary else None, batches,
+                                 warmup or [], build_stats, args, _cpus(), labels)
+    else:
+        body = make_report(summaries, batches, args)
     print(body)
     if args.out:
         write_section(args.out, f"throughput-{args.source}", body, title="Benchmarks")
@@ -560,7 +726,13 @@ def main(args) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w") as handle:
-            json.dump(summaries, handle)
+            if args.source == "rubi-latex":
+                from .rubi_latex import batch_digest
+
+                json.dump({"summaries": summaries, "build_stats": dict(build_stats),
+                           "batch_sha256": batch_digest(batches, warmup or [])}, handle)
+            else:
+                json.dump(summaries, handle)
     return 0
 
 

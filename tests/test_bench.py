@@ -379,3 +379,128 @@ def test_rubi_batch_mixes_renderings_mutants_and_no_answers(corpus: Path):
     assert any("\\boxed{" in r["completion"] for r in rows)
     assert any("<answer>" in r["completion"] for r in rows)
     assert describe_batch(batches[0])["repeated_in_group"] > 0
+
+
+# --- the rubi-latex batch (issue 9) ------------------------------------------------------
+
+def _synthetic_rubi_rows(n: int = 80) -> list[dict]:
+    """Elementary pairs of several families, all defined on the whole real line."""
+    rows = []
+    for k in range(1, n + 1):
+        family = k % 5
+        if family == 0:
+            f, F = f"{k}*x**{k % 4 + 1}", f"{k}*x**{k % 4 + 2}/{k % 4 + 2}"
+        elif family == 1:
+            f, F = f"cos({k}*x)", f"sin({k}*x)/{k}"
+        elif family == 2:
+            f, F = f"x*exp({k}*x)", f"x*exp({k}*x)/{k} - exp({k}*x)/{k**2}"
+        elif family == 3:
+            f, F = f"x/(x**2 + {k})", f"log(x**2 + {k})/2"
+        else:
+            f, F = f"1/(x**2 + {k**2})", f"atan(x/{k})/{k}"
+        rows.append({"id": f"syn/{k}", "integrand": f, "antiderivative": F})
+    # Filtered out: a special function, a parameter, a long antiderivative.
+    rows.append({"id": "syn/erf", "integrand": "exp(-x**2)", "antiderivative": "sqrt(pi)*erf(x)/2"})
+    rows.append({"id": "syn/param", "integrand": "a*x", "antiderivative": "a*x**2/2"})
+    rows.append({"id": "syn/long", "integrand": "0", "antiderivative": " + ".join(["x"] * 80)})
+    return rows
+
+
+def _residuals(answer_sympy: str, integrand: str, points=(-1.7, -0.35, 0.42, 1.3, 2.9)):
+    """|G' - f| / max(1, |f|) at 50 digits at real points (independent of the bench code)."""
+    import mpmath as mp
+    import sympy as sp
+
+    x = sp.Symbol("x")
+    d = sp.lambdify(x, sp.diff(sp.sympify(answer_sympy, {"x": x}), x), "mpmath")
+    f = sp.lambdify(x, sp.sympify(integrand, {"x": x}), "mpmath")
+    with mp.workdps(50):
+        return [abs(d(mp.mpf(p)) - f(mp.mpf(p))) / max(1, abs(f(mp.mpf(p)))) for p in points]
+
+
+@pytest.mark.slow
+def test_rubi_latex_batch_is_deterministic_64x8_and_verified(tmp_path: Path):
+    from benchmarks.rubi_latex import (
+        CORRECT_FORMS,
+        FORMS,
+        WRONG_FORMS,
+        batch_digest,
+        build_rubi_latex_batches,
+        distinct_checks,
+    )
+    from rewards.check.extract import ExtractionStatus, extract_answer
+
+    path = _write_jsonl(tmp_path / "rubi_pairs.jsonl", _synthetic_rubi_rows())
+    stats: Counter = Counter()
+    batches, warmup = build_rubi_latex_batches(path, seed=3, stats=stats)
+    assert len(batches) == 1 and len(batches[0]) == 64 * 8 and len(warmup) == 8 * 8
+    rows = batches[0]
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(r["prompt_key"], []).append(r)
+    assert len(groups) == 64 and not set(groups) & {r["prompt_key"] for r in warmup}
+    assert not {"syn/erf", "syn/param", "syn/long"} & set(groups)
+    for group in groups.values():
+        assert sorted(r["form"] for r in group) == sorted(FORMS)   # one of each form
+    assert Counter(r["kind"] for r in rows) == {"correct": 64 * len(CORRECT_FORMS),
+                                                 "wrong": 64 * len(WRONG_FORMS),
+                                                 "no_answer": 64}
+    assert Counter(r["form"] for r in rows)["refusal"] == 64
+    assert len({tuple(r["form"] for r in g) for g in groups.values()}) > 1  # shuffled
+    for r in rows:
+        extraction = extract_answer(r["completion"])
+        if r["form"] == "refusal":
+            assert r["answer"] is None and "\\boxed" not in r["completion"]
+            assert extraction.status is not ExtractionStatus.OK
+            continue
+        # Exactly the sympy.latex answer is in the one box.
+        assert extraction.status is ExtractionStatus.OK and extraction.value == r["answer"]
+        assert r["answer"].endswith(" + C") == (r["form"] not in ("without_c",
+                                                                  "expanded_plus_1"))
+        res = _residuals(r["answer_sympy"], r["integrand"])
+        if r["kind"] == "correct":
+            assert max(res) < 1e-35, (r["form"], r["answer_sympy"], r["integrand"])
+        else:
+            assert sum(v > 1e-10 for v in res) >= 2, (r["form"], r["answer_sympy"])
+    by_form = {form: [r for r in rows if r["form"] == form] for form in FORMS}
+    for with_c, without_c in zip(by_form["with_c"], by_form["without_c"], strict=True):
+        assert with_c["answer"] == without_c["answer"] + " + C"
+    # The rewrite is another text than the other correct forms.
+    for group in groups.values():
+        texts = {r["form"]: r["answer"] for r in group if r["answer"]}
+        assert texts["rewrite"].removesuffix(" + C") not in {texts["without_c"],
+                                                             texts["expanded_plus_1"]}
+    assert len(distinct_checks(rows)) == 64 * 7
+    # Same command, same batch; another seed, another one.
+    again, warm_again = build_rubi_latex_batches(path, seed=3)
+    assert batch_digest(again, warm_again) == batch_digest(batches, warmup)
+    other, warm_other = build_rubi_latex_batches(path, seed=4, prompts=8, warmup_prompts=0)
+    assert batch_digest(other, warm_other) != batch_digest(batches, warmup)
+
+
+def test_rubi_latex_proof_tables_count_rungs():
+    from benchmarks.rubi_latex import rung_table, stage_table
+
+    def record(verdict, confidence, by, tried, stage="symbolic_confirm"):
+        return {"verdict": verdict, "confidence": confidence, "by": by, "stage": stage,
+                "tried": [{"step": s, "ms": ms, "result": res} for s, ms, res in tried],
+                "total_ms": 10.0, "stages": [["candidate_parse", 4.0], [stage, 5.0]],
+                "kind": "correct", "form": "with_c", "integrand": "x", "reason": "r",
+                "proof_ms": sum(ms for _, ms, _ in tried)}
+
+    records = [record("CORRECT", "symbolic", "cancel", [("expand", 1.0, False),
+                                                         ("cancel", 2.0, True)]),
+               record("CORRECT", "numeric_only", None, [("expand", 1.0, False),
+                                                        ("simplify", 9.0, "timeout")]),
+               record("CORRECT", "symbolic", None, [], stage="structural"),
+               record("WRONG", "none", None, [], stage="numeric_screen")]
+    rows = {r[0]: r for r in rung_table(records)}
+    assert rows["`cancel`"][1:3] == [1, 1] and rows["`expand`"][1:3] == [0, 2]
+    assert rows["`simplify`"][6] == 1                      # one rung time-out
+    assert rows["numeric-only (no rung proved)"][1] == 1
+    assert rows["`structural` (before the ladder)"][1] == 1
+    assert rows["not accepted (WRONG)"][1] == 1
+    stage_rows, total = stage_table(records)
+    assert total == 40.0
+    parse = next(r for r in stage_rows if r[0] == "`candidate_parse`")
+    assert parse[1] == 4 and parse[2] == pytest.approx(0.016)

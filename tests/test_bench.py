@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -119,8 +120,11 @@ def test_rewards_bench_is_an_alias_in_a_checkout(capsys):
 def test_rewards_bench_outside_a_checkout_says_where_benchmarks_are(tmp_path):
     # From another directory `benchmarks` is not importable (it is not installed).
     code = "import sys; from rewards.cli import main; sys.exit(main(['bench', 'accuracy']))"
+    # Nothing on the path but the installed package: a PYTHONPATH pointing at
+    # a checkout would make this run the real benchmark.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                         cwd=tmp_path)
+                         cwd=tmp_path, env=env)
     assert out.returncode == 2
     assert "python -m benchmarks" in out.stderr and len(out.stderr.strip().splitlines()) == 1
 

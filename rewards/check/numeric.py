@@ -12,6 +12,7 @@ Round-off shrinks as precision rises; a real difference does not.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import mpmath as mp
@@ -42,6 +43,12 @@ def sampling_mode(*exprs: sp.Expr) -> str:
     return "real" if any(e.has(*NON_ANALYTIC) for e in exprs) else "complex"
 
 
+@functools.lru_cache(maxsize=256)
+def _compile(expr: sp.Expr, args: tuple[sp.Symbol, ...]):
+    # A GRPO group checks 8+ answers against one integrand: compile it once.
+    return sp.lambdify(list(args), expr, "mpmath")
+
+
 class _Compiled:
     """F' and f lambdified once; evaluated at any precision."""
 
@@ -52,7 +59,7 @@ class _Compiled:
         # ``simplify`` can produce a Piecewise holding ``zoo``, which lambdify
         # cannot compile at all.
         self.f_derivative = sp.lambdify(args, derivative, "mpmath")
-        self.f_integrand = sp.lambdify(args, integrand, "mpmath")
+        self.f_integrand = _compile(integrand, tuple(args))
         self.param_values = list(param_values)
 
     def residuals(self, dps: int, points: list[Point], deadline: Deadline,

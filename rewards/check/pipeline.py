@@ -42,7 +42,13 @@ from .parse import parse_answer, parse_integrand
 from .parse.names import is_constant_name, valid_variable_name
 from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since, show
 from .sampling import complex_points, parameter_values, seed_for
-from .symbolic import FAST_PROOF_BUDGET_S, fast_proof, symbolic_zero, zero_almost_everywhere
+from .symbolic import (
+    FAST_PROOF_BUDGET_S,
+    LADDER_BUDGET_S,
+    fast_proof,
+    symbolic_zero,
+    zero_almost_everywhere,
+)
 from .timebox import Deadline, StepTimeout, time_limit
 
 # Every stage name a CheckResult can hold, in the order the stages run.
@@ -193,7 +199,7 @@ def check_antiderivative(
     math_fallback: bool = False,
     answer_policy: AnswerPolicy | None = None,
     answer_syntax: AnswerSyntax = "auto",
-    proof_budget_s: float = 2.0,
+    proof_budget_s: float = LADDER_BUDGET_S,
     alternatives: Sequence[str] = (),
     memo: JudgementMemo | None = None,
 ) -> CheckResult:

@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from ..check.extract import AnswerPolicy, BoxPolicy
+from ..check.extract import AnswerPolicy
+from ..check.symbolic import LADDER_BUDGET_S
 
 ANSWER_SYNTAXES = ("auto", "latex", "sympy")
 INTEGRAND_KINDS = ("sympy", "latex")
@@ -55,7 +56,7 @@ class RewardConfig:
     cache_size: int = 20_000
     max_tasks_per_worker_pool: int = 20_000
     max_worker_rss_mb: float = 2048.0
-    proof_budget_s: float = 2.0
+    proof_budget_s: float = LADDER_BUDGET_S
     watchdog_margin_s: float = 2.0
     idle_timeout_s: float = 600.0
     trace_path: str | None = None
@@ -70,8 +71,7 @@ class RewardConfig:
         if self.integrand_kind not in INTEGRAND_KINDS:
             raise ValueError(f"integrand_kind must be one of {INTEGRAND_KINDS}, "
                              f"not {self.integrand_kind!r}")
-        BoxPolicy(self.box_policy)
-        self.answer_policy()
+        self.answer_policy()  # box_policy, reasoning, hedge, qualifiers
         if self.workers is not None and int(self.workers) < 1:
             raise ValueError(f"workers must be at least 1 (or null for automatic), "
                              f"not {self.workers!r}")
@@ -126,5 +126,5 @@ class RewardConfig:
     def answer_policy(self) -> AnswerPolicy:
         """Which part of a completion is graded (see :mod:`rewards.check.extract`)."""
         return AnswerPolicy(reasoning=self.reasoning, hedge=self.hedge,
-                            box_policy=BoxPolicy(self.box_policy),
+                            box_policy=self.box_policy,
                             math_fallback=bool(self.math_fallback), qualifiers=self.qualifiers)

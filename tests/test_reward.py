@@ -186,11 +186,14 @@ def test_trace_rotates(tmp_path):
 
 
 def test_close_leaves_no_child_process():
+    # Other reward objects of this module keep their own pools (each is
+    # created by its reward's batch thread): only this one's must go.
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     r = AntiderivativeReward(workers=2)
     call(r, [RIGHT, WRONG], ["x**2"] * 2)
-    assert psutil.Process().children(recursive=True)
+    assert {p.pid for p in psutil.Process().children(recursive=True)} - before
     r.close()
     alive = [p for p in psutil.Process().children(recursive=True) if p.is_running()
-             and p.status() != psutil.STATUS_ZOMBIE]
+             and p.status() != psutil.STATUS_ZOMBIE and p.pid not in before]
     # loky keeps a resource tracker process per session; workers must be gone.
     assert all("resource_tracker" in " ".join(p.cmdline()) for p in alive), alive

@@ -1,4 +1,4 @@
-"""``python -m benchmarks {accuracy,throughput,soak}`` from the repository root."""
+"""``python -m benchmarks {accuracy,throughput,concurrency,serve,soak}`` from the repository root."""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +6,7 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import accuracy, throughput
+    from . import accuracy, concurrency, throughput
 
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
@@ -28,6 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "with each peer; print a Markdown table.")
     throughput.add_arguments(thr)
     thr.set_defaults(func=throughput.main)
+    con = sub.add_parser(
+        "concurrency", help="N concurrent one-sample callers vs one batch call",
+        description="Score one GRPO-shaped batch of real completions as one call, from N "
+                    "threads one sample per call, and from asyncio; print a Markdown table.")
+    concurrency.add_arguments(con)
+    con.set_defaults(func=concurrency.main)
     sub.add_parser("soak", help="a long run: RSS, determinism, pool health (own flags: "
                                 "python -m benchmarks soak --help)", add_help=False)
     return parser

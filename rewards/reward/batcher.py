@@ -39,6 +39,12 @@ BatchFn = Callable[[list, list, list], list]
 # _thread.interrupt_main, which wakes no blocked lock) lands promptly; other
 # threads cannot receive one and wait in one piece.
 _MAIN_THREAD_SLICE_S = 0.1
+# Callers served by a batch usually come straight back with their next
+# sample (a thread pool working through a batch one sample per call). The
+# runner waits this long for as many calls as it just served before starting
+# a smaller batch: each batch ends with workers idling on its last chunks, so
+# fewer, larger batches keep them busy.
+_LINGER_S = 0.002
 
 
 @dataclass(eq=False)
@@ -147,6 +153,7 @@ class Batcher:
                      time.monotonic() + self._budget_s(len(completions)))
         with self._cond:
             self._queue.append(call)
+            self._cond.notify_all()  # a lingering runner
             # is_alive: after a fork the parent's runner does not exist here.
             if self._runner is None or not self._runner.is_alive():
                 self._runner = threading.Thread(target=self._loop, name="rewards-batcher",
@@ -177,8 +184,11 @@ class Batcher:
             self._cancel()
 
     def _loop(self) -> None:
+        served = 0
         while True:
             with self._cond:
+                if len(self._queue) < served:
+                    self._cond.wait_for(lambda n=served: len(self._queue) >= n, _LINGER_S)
                 calls = [c for c in self._queue if not c.gone]
                 self._queue.clear()
                 if not calls:
@@ -194,6 +204,7 @@ class Batcher:
             finally:
                 with self._cond:
                     self._running = []
+            served = len(calls)
 
     def _serve(self, calls: list[_Call]) -> None:
         order = interleave([len(c.completions) for c in calls])

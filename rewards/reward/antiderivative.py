@@ -31,7 +31,7 @@ from ..check.result import CheckResult, StageRecord, Verdict, ms_since
 from .batcher import Batcher
 from .config import RewardConfig
 from .metrics import batch_metrics
-from .outcome import Outcome, completion_text
+from .outcome import Outcome, completion_text, logged_columns
 from .pool import CheckPool, Job, failure_result
 from .shaping import RewardShaping
 from .trace import TraceWriter, should_trace, trace_record
@@ -39,18 +39,6 @@ from .trace import TraceWriter, should_trace, trace_record
 _LIVE: weakref.WeakSet = weakref.WeakSet()
 # Keyword arguments TRL adds to the dataset columns.
 _TRL_KWARGS = ("trainer_state", "log_extra", "log_metric")
-# What __call__ logs per completion through TRL's log_extra; TRL writes each
-# as a column "<reward name>/<key>" of its completion log.
-LOGGED_KEYS = ("verdict", "extracted_answer", "integrand", "variable")
-
-
-def logged_columns(name: str) -> dict[str, str]:
-    """Column names of what the reward ``name`` logs through ``log_extra``.
-
-    >>> logged_columns("antiderivative_reward")["integrand"]
-    'antiderivative_reward/integrand'
-    """
-    return {key: f"{name}/{key}" for key in LOGGED_KEYS}
 
 
 @atexit.register

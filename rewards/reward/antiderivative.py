@@ -1,7 +1,8 @@
 """The GRPO reward callable: completions in, one float (or None) each out.
 
-Data flows one way: completion -> extract (here, in the caller: cheap, and it
-lets identical answers be checked once) -> dedup + cache -> parse and check
+Data flows one way: completion -> concurrent calls merged into one batch
+(:mod:`.batcher`) -> extract (here, in this process: cheap, and it lets
+identical answers be checked once) -> dedup + cache -> parse and check
 (in worker processes, :mod:`.pool`) -> verdict -> reward (:mod:`.shaping`)
 -> trace (:mod:`.trace`) + metrics (:mod:`.metrics`).
 

@@ -286,9 +286,7 @@ class CheckPool:
         started = time.monotonic()
         call_budget = self.call_budget(len(jobs))
 
-        chunk = self._chunk_for(len(jobs))
-        pending: deque[list[int]] = deque(
-            list(range(i, min(i + chunk, len(jobs)))) for i in range(0, len(jobs), chunk))
+        pending: deque[list[int]] = deque(self._chunks(len(jobs)))
         suspects: deque[int] = deque()
         strikes: dict[int, int] = {}
         inflight: dict[Any, _Task] = {}
@@ -353,6 +351,17 @@ class CheckPool:
     def _chunk_for(self, n: int) -> int:
         # Small batches: one sample per task so every worker gets work.
         return max(1, min(self.chunk_size, math.ceil(n / (self.workers * 2))))
+
+    def _chunks(self, n: int) -> list[list[int]]:
+        """Job indices per task: chunks, then one job per task for the last
+        two per worker, so a call does not end with one worker finishing a
+        whole chunk while the others idle (concurrent callers make many
+        small calls, each with its own end)."""
+        chunk = self._chunk_for(n)
+        singles = min(n, 2 * self.workers) if chunk > 1 else 0
+        head = n - singles
+        tasks = [list(range(i, min(i + chunk, head))) for i in range(0, head, chunk)]
+        return tasks + [[i] for i in range(head, n)]
 
     def _fill(self, executor, jobs, pending, suspects, inflight) -> None:
         # Two tasks per worker: the second waits in loky's queue, so a worker

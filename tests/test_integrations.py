@@ -136,7 +136,8 @@ def test_verl_dataset_layout_round_trip(tmp_path, verl_fn):
     total = sum(1 for line in SAMPLE.read_text().splitlines() if line.strip())
     assert len(train) + len(test) == total and len(test) == 4
     row = train[0]
-    assert set(row) == {"data_source", "prompt", "ability", "reward_model", "extra_info"}
+    assert set(row) == {"data_source", "prompt", "ability", "reward_model", "extra_info",
+                        "label"}
     assert row["data_source"] == verl_module.DATA_SOURCE
     assert [m["role"] for m in row["prompt"]] == ["system", "user"]
     assert row["prompt"][0]["content"] == prompts.SYSTEM_PROMPT
@@ -147,6 +148,12 @@ def test_verl_dataset_layout_round_trip(tmp_path, verl_fn):
     result = verl_fn.compute_score(row["data_source"], "no answer here",
                                    row["reward_model"]["ground_truth"], row["extra_info"])
     assert result["reason"] == "no_answer"
+    # ... and OpenRLHF reads the same file: --data.input_key prompt --data.label_key label.
+    from rewards.integrations.openrlhf import reward_func
+
+    prompt = chat(row["prompt"][0]["content"], row["prompt"][1]["content"])
+    assert reward_func([prompt + "no answer here"], [prompt], [row["label"]])[
+        "extra_logs"]["no_answer"].tolist() == [1.0]
 
 
 def test_verl_dataset_script(tmp_path):

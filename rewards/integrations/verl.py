@@ -94,7 +94,9 @@ def make_row(integrand: str, variable: str = "x", *, index: int, split: str,
              ) -> dict[str, Any]:
     """One row in verl's RL parquet layout (its ``examples/data_preprocess``):
     a chat ``prompt`` (the training prompt of :mod:`rewards.prompts`), the
-    integrand as ``reward_model.ground_truth``, the variable in ``extra_info``.
+    integrand as ``reward_model.ground_truth``, the variable in ``extra_info``;
+    plus a ``label`` column (integrand and variable) that verl ignores and
+    OpenRLHF reads with ``--data.label_key label``, so one file serves both.
 
     >>> row = make_row("cos(t)", "t", index=0, split="train")
     >>> row["reward_model"], row["extra_info"]["variable"], row["prompt"][-1]["role"]
@@ -106,7 +108,8 @@ def make_row(integrand: str, variable: str = "x", *, index: int, split: str,
     return {"data_source": data_source, "prompt": messages, "ability": "math",
             "reward_model": {"style": "rule", "ground_truth": integrand},
             "extra_info": {"split": split, "index": index, VARIABLE_KEY: variable,
-                           "integrand": integrand}}
+                           "integrand": integrand},
+            "label": {"integrand": integrand, VARIABLE_KEY: variable}}
 
 
 def write_dataset(source: str | Path, output_dir: str | Path, *,
@@ -119,10 +122,11 @@ def write_dataset(source: str | Path, output_dir: str | Path, *,
     integrand are skipped. Returns the paths written."""
     import random
 
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+    from rewards.extras import require
     from rewards.offline.io import is_missing, open_input
+
+    pa = require("pyarrow", "data", "writing verl's parquet dataset")
+    pq = require("pyarrow.parquet", "data", "writing verl's parquet dataset")
 
     data = open_input(source)
     if integrand_column not in data.columns:

@@ -8,9 +8,9 @@ measures what that recovers against the same samples scored as one batch.
 The samples are one GRPO-shaped batch of real completions (64 prompts x 8,
 reasoning-gym, as ``benchmarks throughput`` builds it). Each configuration
 scores them with a fresh reward (cold cache; same workers and deadline),
-after a warm-up of its pool, and the configurations take turns for
-``--repeats`` rounds (the machine is shared; the best and the median round
-are reported):
+after a warm-up of its pool; every concurrent run is paired with a one-batch
+run just before it, for ``--repeats`` rounds (the machine is shared; the
+median of the pairs' ratios is reported):
 
 * ``one batch``: ``reward.score(all 512)``;
 * ``N threads``: a thread pool of N threads, one ``reward.score([sample])``
@@ -65,58 +65,70 @@ def configurations() -> dict[str, Any]:
     return configs
 
 
-def measure(rows: list[dict[str, Any]], *, workers: int, timeout_s: float,
-            repeats: int) -> dict[str, dict[str, Any]]:
+def _run_once(run, rows, workers: int, timeout_s: float) -> tuple[float, int, list]:
     from rewards import AntiderivativeReward
 
+    with AntiderivativeReward(workers=workers, timeout_s=timeout_s) as reward:
+        reward.score([r"\boxed{x^2/2}"] * 2, ["x", "x**2"])  # start and warm the pool
+        before = reward.runtime_stats()["batches"]
+        started = time.perf_counter()
+        outcomes = run(reward, rows)
+        wall = time.perf_counter() - started
+        return wall, reward.runtime_stats()["batches"] - before, [o.verdict for o in outcomes]
+
+
+def measure(rows: list[dict[str, Any]], *, workers: int, timeout_s: float,
+            repeats: int) -> dict[str, dict[str, Any]]:
+    """Every concurrent run is paired with a one-batch run just before it:
+    the machine is shared, and the ratio within a pair is what its drifting
+    load distorts least."""
     configs = configurations()
-    walls: dict[str, list[float]] = {name: [] for name in configs}
-    verdicts: dict[str, list[str | None]] = {}
-    batches: dict[str, list[int]] = {name: [] for name in configs}
+    batch = configs.pop("one batch")
+    out: dict[str, dict[str, Any]] = {name: {"walls": [], "ratios": [], "batches": []}
+                                      for name in ["one batch", *configs]}
+    reference = None
     for round_ in range(repeats):
         for name, run in configs.items():
-            with AntiderivativeReward(workers=workers, timeout_s=timeout_s) as reward:
-                reward.score([r"\boxed{x^2/2}"] * 2, ["x", "x**2"])  # start and warm the pool
-                before = reward.runtime_stats()["batches"]
-                started = time.perf_counter()
-                outcomes = run(reward, rows)
-                walls[name].append(time.perf_counter() - started)
-                batches[name].append(reward.runtime_stats()["batches"] - before)
-            verdicts.setdefault(name, [o.verdict for o in outcomes])
-            _log(f"  round {round_ + 1} {name}: {len(rows) / walls[name][-1]:.0f} completions/s")
-    reference = verdicts["one batch"]
-    # Best of the rounds: on a shared machine the fastest run is the one
-    # least slowed by other work; the median is shown too.
-    return {name: {"wall_s": min(walls[name]), "cps": len(rows) / min(walls[name]),
-                   "median_cps": len(rows) / statistics.median(walls[name]),
-                   "walls": walls[name], "batches": statistics.median(batches[name]),
-                   "same_verdicts": verdicts[name] == reference}
-            for name in configs}
+            ref_wall, _, ref_verdicts = _run_once(batch, rows, workers, timeout_s)
+            reference = reference or ref_verdicts
+            out["one batch"]["walls"].append(ref_wall)
+            wall, batches, verdicts = _run_once(run, rows, workers, timeout_s)
+            entry = out[name]
+            entry["walls"].append(wall)
+            entry["ratios"].append(ref_wall / wall)
+            entry["batches"].append(batches)
+            entry["same_verdicts"] = entry.get("same_verdicts", True) and verdicts == reference
+            _log(f"  round {round_ + 1} {name}: {len(rows) / wall:.0f} completions/s, "
+                 f"{100 * ref_wall / wall:.0f}% of its one-batch pair")
+    out["one batch"].update(ratios=[1.0], batches=[1], same_verdicts=True)
+    for entry in out.values():
+        entry["cps"] = len(rows) / min(entry["walls"])
+        entry["median_cps"] = len(rows) / statistics.median(entry["walls"])
+        entry["ratio"] = statistics.median(entry["ratios"])
+    return out
 
 
 def make_report(results: dict[str, dict[str, Any]], n: int, args) -> str:
-    batch_cps = results["one batch"]["cps"]
-    batch_median = results["one batch"]["median_cps"]
-    rows = [[name, r["cps"], f"{100 * r['cps'] / batch_cps:.0f}%", r["median_cps"],
-             f"{100 * r['median_cps'] / batch_median:.0f}%",
-             " / ".join(f"{w:.2f}" for w in r["walls"]), r["batches"],
-             "yes" if r["same_verdicts"] else "NO"]
+    rows = [[name, r["cps"], r["median_cps"], f"{100 * r['ratio']:.0f}%",
+             " / ".join(f"{100 * x:.0f}%" for x in r["ratios"]) if name != "one batch" else "–",
+             statistics.median(r["batches"]), "yes" if r["same_verdicts"] else "NO"]
             for name, r in results.items()]
-    worst = min(r["cps"] for name, r in results.items() if name != "one batch")
+    worst = min(r["ratio"] for name, r in results.items() if name != "one batch")
     return (
         "## Concurrent callers vs one batch\n\n"
         f"Command: `python -m benchmarks concurrency --workers {args.workers} --repeats "
         f"{args.repeats}`\n\n"
         f"{n} real completions (reasoning-gym, 64 prompts x 8), {args.workers} workers, "
-        f"{args.timeout} s deadline, a fresh reward (cold cache) per run; best and median of "
-        f"{args.repeats} rounds taken in turns on a shared machine (1-minute load average "
-        f"at the end: {os.getloadavg()[0]:.1f}). *batches*: how many batches the batcher "
-        "formed from the calls (median).\n\n"
-        + markdown_table(["callers", "completions/s (best)", "vs one batch",
-                          "completions/s (median)", "vs one batch (median)", "walls s",
-                          "batches", "same verdicts"], rows)
-        + f"\n\n- slowest concurrent configuration: **{100 * worst / batch_cps:.0f}%** of the "
-          "batch call's completions/s (target >= 80%)\n")
+        f"{args.timeout} s deadline, a fresh reward (cold cache) per run. Every concurrent run "
+        f"is paired with a one-batch run just before it; *vs one batch* is the median of the "
+        f"pairs' completions/s ratios over {args.repeats} rounds (a shared machine: 1-minute "
+        f"load average at the end {os.getloadavg()[0]:.1f}). *batches*: how many batches "
+        "the batcher formed from the calls (median).\n\n"
+        + markdown_table(["callers", "completions/s (best)", "completions/s (median)",
+                          "vs one batch (median of pairs)", "pairs", "batches",
+                          "same verdicts"], rows)
+        + f"\n\n- slowest concurrent configuration: **{100 * worst:.0f}%** of the batch "
+          "call's completions/s (median of paired runs; target >= 80%)\n")
 
 
 def add_arguments(parser) -> None:
@@ -124,7 +136,7 @@ def add_arguments(parser) -> None:
                         help="data directory holding rgym_outputs.jsonl (or that file)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=5.0, help="per-sample deadline (s)")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None,
                         help="Markdown file whose 'concurrency' section to (re)write")

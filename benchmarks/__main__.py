@@ -1,4 +1,4 @@
-"""``python -m benchmarks {accuracy,throughput,soak}`` from the repository root."""
+"""``python -m benchmarks {accuracy,throughput,concurrency,serve,soak}`` from the repository root."""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +6,7 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import accuracy, throughput
+    from . import accuracy, concurrency, serve, throughput
 
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
@@ -30,6 +30,19 @@ def build_parser() -> argparse.ArgumentParser:
                     "accuracy_reward, plus per-stage and per-rung proof tables.")
     throughput.add_arguments(thr)
     thr.set_defaults(func=throughput.main)
+    con = sub.add_parser(
+        "concurrency", help="N concurrent one-sample callers vs one batch call",
+        description="Score one GRPO-shaped batch of real completions as one call, from N "
+                    "threads one sample per call, and from asyncio; print a Markdown table.")
+    concurrency.add_arguments(con)
+    con.set_defaults(func=concurrency.main)
+    srv = sub.add_parser(
+        "serve", help="load test of python -m rewards serve on loopback vs the in-process reward",
+        description="Concurrent clients post real completions to a fresh reward server for a "
+                    "bounded time; print requests/s, completions/s, p50/p99 latency, errors "
+                    "and worker RSS next to the in-process reward as a Markdown table.")
+    serve.add_arguments(srv)
+    srv.set_defaults(func=serve.main)
     sub.add_parser("soak", help="a long run: RSS, determinism, pool health (own flags: "
                                 "python -m benchmarks soak --help)", add_help=False)
     return parser

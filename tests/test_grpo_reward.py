@@ -37,7 +37,8 @@ def test_grpo_with_antiderivative_reward_logs_metrics_and_trace(tmp_path):
     reward = AntiderivativeReward(workers=2, timeout_s=5, trace_path=trace)
     try:
         args = train_grpo.build_grpo_config(
-            tiny=True, overrides={"output_dir": tmp_path / "out", "max_steps": 3})
+            tiny=True, overrides={"output_dir": tmp_path / "out", "max_steps": 3,
+                                  "log_completions": True})
         dataset = train_grpo.build_dataset(str(data))
         trainer = train_grpo.build_trainer(model=model_dir, train_dataset=dataset, args=args,
                                            reward_funcs=[reward])
@@ -64,3 +65,18 @@ def test_grpo_with_antiderivative_reward_logs_metrics_and_trace(tmp_path):
     assert all(r["reward_name"] == name for r in rows)
     checked = [r for r in rows if any(s["stage"] == "candidate_parse" for s in r["stages"])]
     assert checked, "no traced completion reached the parser"
+
+    # TRL's completion log can be rescored as is: the reward logged the
+    # integrand and variable next to its verdicts.
+    logs = sorted((tmp_path / "out" / "completions").glob("completions_*.parquet"))
+    assert logs
+    from rewards.offline.scoring import ScoreOptions, run_score
+
+    pd = pytest.importorskip("pandas")
+    scored_path = tmp_path / "rescored.parquet"
+    run_score(ScoreOptions(input=str(logs[-1]), output=str(scored_path), workers=1,
+                           progress=False))
+    scored = pd.read_parquet(scored_path)
+    assert (scored[f"{name}/integrand"] != "").all()
+    settled = scored[scored["verdict"] != "TIMEOUT"]
+    assert (settled["verdict"] == settled[f"{name}/verdict"]).all()

@@ -1,7 +1,8 @@
 """The package's layout is its data flow: no import cycles, no upward imports.
 
 Layers, lowest first: ``rewards.check`` (pure, worker-side) <
-``rewards.reward`` < ``rewards.offline`` < ``rewards.cli``. A module may import
+``rewards.reward`` < ``rewards.offline`` < ``rewards.integrations`` (verl,
+OpenRLHF) < ``rewards.serve`` (HTTP) < ``rewards.cli``. A module may import
 from its own layer and the ones below, never from above; ``check`` imports
 nothing of the package outside itself (and the leaf ``rewards.extras``).
 Imports inside functions count too: they hide cycles, they do not break them.
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rewards"
-LAYERS = ("rewards.check", "rewards.reward", "rewards.offline", "rewards.cli")
+LAYERS = ("rewards.check", "rewards.reward", "rewards.offline", "rewards.integrations",
+          "rewards.serve", "rewards.cli")
 # Leaves anyone may import; they import nothing of the package themselves.
 LEAVES = ("rewards.extras", "rewards.prompts")
 

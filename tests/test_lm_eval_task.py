@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rewards import check_antiderivative
+from rewards import check_antiderivative, prompts
 
 REPO = Path(__file__).resolve().parents[1]
 TASK_DIR = REPO / "configs" / "lm_eval"
@@ -89,33 +89,92 @@ def eval_task(lm_eval, tmp_path_factory):
     return _write_task(folder), TaskManager(include_path=str(folder))
 
 
-@pytest.mark.slow
-def test_task_scores_a_scripted_model(lm_eval, eval_task):
+def scripted_model():
+    """An lm-eval LM that answers from ANSWERS and keeps the contexts it got;
+    its chat template is the message list as JSON, so roles can be read back."""
     from lm_eval.api.model import LM
 
     class Scripted(LM):
+        def __init__(self):
+            super().__init__()
+            self.contexts = []
+
         def loglikelihood(self, requests):
             raise NotImplementedError
 
         def loglikelihood_rolling(self, requests):
             raise NotImplementedError
 
+        @property
+        def tokenizer_name(self) -> str:
+            return "scripted"
+
+        def apply_chat_template(self, chat_history, add_generation_prompt=True) -> str:
+            return json.dumps(chat_history, ensure_ascii=False)
+
         def generate_until(self, requests):
             out = []
             for request in requests:
                 context, _ = request.args
-                key = next(k for k in ANSWERS if f"∫ {k} d" in context)
-                out.append(ANSWERS[key])
+                self.contexts.append(context)
+                key = next((k for k in ANSWERS if f"∫ {k} d" in context), None)
+                out.append(ANSWERS.get(key, "I give up."))
             return out
 
+    return Scripted()
+
+
+def test_documents_load_from_any_working_directory(task_utils, tmp_path, monkeypatch):
+    pytest.importorskip("datasets")
+    monkeypatch.chdir(tmp_path)
+    docs = task_utils.load_integrals(
+        data_files={"test": "../../examples/data/integrals_sample.jsonl"}, version=1.0)["test"]
+    assert len(docs) > 0 and docs[0]["integrand"]
+    assert set(docs[task_utils.SYSTEM_PROMPT_FIELD]) == {prompts.SYSTEM_PROMPT}
+    data = tmp_path / "mine.jsonl"
+    data.write_text(json.dumps(DOCS[0]) + "\n")
+    assert len(task_utils.load_integrals(data_files={"test": [str(data)]})["test"]) == 1
+
+
+@pytest.mark.slow
+def test_task_scores_a_scripted_model(lm_eval, eval_task):
     task, manager = eval_task
-    results = lm_eval.simple_evaluate(model=Scripted(), tasks=[task], task_manager=manager,
+    model = scripted_model()
+    results = lm_eval.simple_evaluate(model=model, tasks=[task], task_manager=manager,
                                       log_samples=True)
+    # Without a chat template the system prompt is plain text before the question.
+    assert all(c.startswith(prompts.SYSTEM_PROMPT) for c in model.contexts)
     metrics = results["results"][task]
     assert metrics["acc,none"] == pytest.approx(0.5)
     assert metrics["acc_symbolic,none"] == pytest.approx(0.5)
     assert metrics["answered,none"] == pytest.approx(0.75)
     assert len(results["samples"][task]) == 4
+
+
+@pytest.mark.slow
+def test_chat_template_gets_the_training_system_prompt(lm_eval, eval_task):
+    task, manager = eval_task
+    model = scripted_model()
+    lm_eval.simple_evaluate(model=model, tasks=[task], task_manager=manager,
+                            apply_chat_template=True, limit=2)
+    for context in model.contexts:
+        messages = json.loads(context)
+        assert [m["role"] for m in messages] == ["system", "user"]
+        assert messages[0]["content"] == prompts.SYSTEM_PROMPT
+        assert messages[1]["content"].startswith("Find the indefinite integral")
+
+
+@pytest.mark.slow
+def test_shipped_task_runs_from_another_working_directory(lm_eval, tmp_path, monkeypatch):
+    from lm_eval.tasks import TaskManager
+
+    monkeypatch.chdir(tmp_path)
+    manager = TaskManager(include_path=str(TASK_DIR))
+    model = scripted_model()
+    results = lm_eval.simple_evaluate(model=model, tasks=["integrals_antiderivative"],
+                                      task_manager=manager, limit=3)
+    assert len(model.contexts) == 3
+    assert 0.0 <= results["results"]["integrals_antiderivative"]["acc,none"] <= 1.0
 
 
 @pytest.mark.slow
@@ -149,7 +208,8 @@ def test_shipped_task_yaml_is_well_formed():
 
     Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
     config = yaml.load(TASK_YAML.read_text(), Loader=Loader)  # noqa: S506 - test loader
-    assert config["dataset_path"] == "json"
+    assert config["custom_dataset"] == "utils.load_integrals"
     assert config["process_results"] == "utils.process_results"
-    assert (REPO / config["dataset_kwargs"]["data_files"]["test"]).is_file()
+    assert config["description"] == "system_prompt"
+    assert (TASK_DIR / config["dataset_kwargs"]["data_files"]["test"]).is_file()
     assert {m["metric"] for m in config["metric_list"]} == {"acc", "acc_symbolic", "answered"}

@@ -197,13 +197,16 @@ def _running(pid: int) -> bool:
 
 @pytest.mark.slow  # starts two worker processes
 def test_close_leaves_no_child_process():
+    # Other reward objects of this module keep their own pools (each is
+    # created by its reward's batch thread): only this one's must go.
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     r = AntiderivativeReward(workers=2)
     try:
         call(r, [RIGHT, WRONG, NO_BOX, r"\boxed{x^3/3}"], ["x**2"] * 4)
         # Our child processes now: the checker workers, plus loky's resource
         # tracker (one per session, meant to outlive the pool: left out).
         workers = {p.pid for p in psutil.Process().children(recursive=True)
-                   if "resource_tracker" not in " ".join(p.cmdline())}
+                   if "resource_tracker" not in " ".join(p.cmdline())} - before
         # The workers that ran this call's checks reported their pids.
         reported = set(r._pool.stats.worker_rss_mb)
         assert reported and reported <= workers

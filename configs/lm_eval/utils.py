@@ -1,7 +1,12 @@
-"""Prompt building and scoring for the ``integrals_antiderivative`` lm-eval task.
+"""Documents, prompt and scoring for the ``integrals_antiderivative`` lm-eval task.
 
-lm-eval loads this file next to the task YAML (``!function utils.*``). The
-verdicts come from :func:`rewards.check_antiderivative` on the whole response
+lm-eval loads this file next to the task YAML (``!function utils.*``).
+:func:`load_integrals` reads the documents with paths relative to this
+folder, not to the working directory (lm-eval hands ``data_files`` to
+``datasets``, which resolves them against the CWD), and gives each the
+training system prompt under :data:`SYSTEM_PROMPT_FIELD`, which the YAML's
+``description`` makes the system turn. The verdicts come from
+:func:`rewards.check_antiderivative` on the whole response
 (``input_kind="response"``) with the reward's defaults (last box or
 ``<answer>`` tag, answer syntax auto-detected, 5 s deadline), so an eval
 score and a GRPO reward agree on every completion.
@@ -15,6 +20,7 @@ Example (no lm-eval needed)::
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from rewards import Confidence, Verdict, check_antiderivative, prompts
@@ -26,6 +32,37 @@ SYMBOL_KEYS = ("variable", "symbol")
 # Same wording as examples/train_grpo.py, so a model is evaluated on the
 # prompt it was trained on.
 USER_TEMPLATE = prompts.USER_TEMPLATE
+# The document field holding the system prompt (the YAML's `description`).
+SYSTEM_PROMPT_FIELD = "system_prompt"
+TASK_DIR = Path(__file__).resolve().parent
+_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+def _resolve(path: str) -> str:
+    resolved = Path(path).expanduser()
+    return str(resolved if resolved.is_absolute() else (TASK_DIR / resolved).resolve())
+
+
+def load_integrals(data_files: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
+    """lm-eval's ``custom_dataset``: ``{split: datasets.Dataset}`` from
+    ``dataset_kwargs.data_files`` (a path or a list per split, relative to
+    this folder), each document with the training system prompt. Other
+    keyword arguments (the task's metadata) are lm-eval's, not ours."""
+    import datasets
+
+    if not data_files:
+        raise ValueError("integrals_antiderivative: set dataset_kwargs.data_files")
+    out = {}
+    for split, paths in data_files.items():
+        paths = [_resolve(p) for p in ([paths] if isinstance(paths, str) else paths)]
+        suffixes = {Path(p).suffix.lower() for p in paths}
+        builder = {_BUILDERS.get(s) for s in suffixes}
+        if len(builder) != 1 or None in builder:
+            raise ValueError(f"{split}: data files must be all .jsonl/.json, .parquet or .csv, "
+                             f"not {sorted(suffixes)}")
+        docs = datasets.load_dataset(builder.pop(), data_files={split: paths}, split=split)
+        out[split] = docs.add_column(SYSTEM_PROMPT_FIELD, [prompts.SYSTEM_PROMPT] * len(docs))
+    return out
 
 
 def _first(doc: dict[str, Any], keys: tuple[str, ...]) -> str | None:

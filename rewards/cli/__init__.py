@@ -1,4 +1,4 @@
-"""Command line: ``python -m rewards {explain,score,ablate,bench} ...``
+"""Command line: ``python -m rewards {explain,score,ablate,serve,bench} ...``
 (also installed as ``integral-rewards``).
 
 Each subcommand lives in its own module; this file only wires argparse, so
@@ -13,7 +13,7 @@ import os
 import sys
 
 from ..extras import MissingExtra
-from . import bench, explain, score
+from . import bench, explain, score, serve
 from .help import DefaultsFormatter
 
 EXIT_SETUP = 2
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     explain.add_parser(sub)
     score.add_parsers(sub)
+    serve.add_parser(sub)
     bench.add_parser(sub)
     return parser
 

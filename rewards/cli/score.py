@@ -79,11 +79,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     columns.add_argument("--completion-column", default=None,
                          help="model output (default: completion, else response)")
     columns.add_argument("--integrand-column", default=None,
-                         help="integrand f in SymPy syntax (default: the config's, integrand)")
+                         help="integrand f in SymPy syntax (default: the config's, integrand; "
+                              "in TRL's completion log, the <reward name>/integrand column the "
+                              "reward logged)")
     columns.add_argument("--symbol-column", default=None,
-                         help="integration variable per row (default: x for every row)")
+                         help="integration variable per row (default: x for every row; in "
+                              "TRL's completion log, <reward name>/variable)")
     columns.add_argument("--group-column", default=None,
-                         help="prompt id of GRPO groups: summary reports zero-variance groups")
+                         help="prompt id of GRPO groups: summary reports zero-variance groups "
+                              "(default: prompt, when the input has that column)")
     checking = score.add_argument_group("checking")
     checking.add_argument("--config", default=None,
                           help="reward YAML (configs/reward/*.yaml), shaping YAML "

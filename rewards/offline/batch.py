@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..check.result import Confidence, Verdict
+from ..reward.outcome import logged_columns
 from ..reward.trace import should_trace, trace_record
 from .io import ROW_ERROR_KEY, is_missing
 
@@ -53,17 +54,46 @@ class Columns:
     prompt: str | None = "prompt"
 
 
+def logged_column(available: Iterable[str], key: str, reward_name: str) -> str | None:
+    """The column of TRL's completion log holding what the reward logged
+    under ``key`` (``integrand``, ``variable``): ``<reward_name>/<key>``, else
+    the only column ending in ``/<key>`` (a reward trained under another name).
+
+    >>> logged_column(["prompt", "completion", "mine/integrand"], "integrand", "antiderivative_reward")
+    'mine/integrand'
+    """
+    names = list(available)
+    exact = logged_columns(reward_name)[key]
+    if exact in names:
+        return exact
+    suffixed = [n for n in names if n.endswith(f"/{key}")]
+    return suffixed[0] if len(suffixed) == 1 else None
+
+
 def resolve_columns(available: Iterable[str], completion: str | None = None,
                     integrand: str = "integrand", symbol: str | None = None,
-                    group: str | None = None) -> Columns:
+                    group: str | None = None, *, reward_name: str | None = None) -> Columns:
     """Check the requested columns against the input's, filling defaults.
 
     The completion column defaults to ``completion``, then ``response``
-    (reasoning-gym and many eval dumps). A column named but absent is a setup
-    error, reported with the columns that do exist.
+    (reasoning-gym and many eval dumps); the group column to ``prompt`` when
+    the input has one (a GRPO group is the completions of one prompt). With
+    ``reward_name`` (the integrand column was not named explicitly) an input
+    without ``integrand`` is read as TRL's completion log: the integrand and
+    variable the reward logged through ``log_extra``. A column named but
+    absent is a setup error, reported with the columns that do exist.
     """
     names = list(available)
     present = set(names)
+    if reward_name is not None and integrand not in present:
+        logged = logged_column(names, "integrand", reward_name)
+        if logged is not None:
+            integrand = logged
+            prefix = logged.rsplit("/", 1)[0]
+            symbol = symbol or logged_column([n for n in names if n.startswith(prefix + "/")],
+                                             "variable", prefix)
+    if group is None and "prompt" in present:
+        group = "prompt"
     if completion is None:
         completion = next((c for c in COMPLETION_FALLBACKS if c in present), None)
         if completion is None:

@@ -344,7 +344,8 @@ def run_score(options: ScoreOptions, *, stream: Any = None) -> ScoreSummary:
     reward = build_reward(options)
     columns = resolve_columns(source.columns, options.completion_column,
                               reward.config.integrand_column,
-                              reward.config.symbol_column, options.group_column)
+                              reward.config.symbol_column, options.group_column,
+                              reward_name=None if options.integrand_column else reward.__name__)
     trace_path = options.trace_path or reward.config.trace_path
     tracer = None
     if trace_path:

@@ -1,7 +1,8 @@
 """The GRPO reward callable: completions in, one float (or None) each out.
 
-Data flows one way: completion -> extract (here, in the caller: cheap, and it
-lets identical answers be checked once) -> dedup + cache -> parse and check
+Data flows one way: completion -> concurrent calls merged into one batch
+(:mod:`.batcher`) -> extract (here, in this process: cheap, and it lets
+identical answers be checked once) -> dedup + cache -> parse and check
 (in worker processes, :mod:`.pool`) -> verdict -> reward (:mod:`.shaping`)
 -> trace (:mod:`.trace`) + metrics (:mod:`.metrics`).
 
@@ -14,6 +15,7 @@ lets identical answers be checked once) -> dedup + cache -> parse and check
 from __future__ import annotations
 
 import atexit
+import itertools
 import threading
 import time
 import weakref
@@ -27,10 +29,11 @@ import yaml
 from ..check.extract import extract_answer
 from ..check.pipeline import answers_to_check, extraction_stage, unextracted_result
 from ..check.result import CheckResult, StageRecord, Verdict, ms_since
+from .batcher import Batcher
 from .config import RewardConfig
 from .metrics import batch_metrics
-from .outcome import Outcome, completion_text
-from .pool import CheckPool, Job
+from .outcome import Outcome, completion_text, logged_columns
+from .pool import CheckPool, Job, failure_result
 from .shaping import RewardShaping
 from .trace import TraceWriter, should_trace, trace_record
 
@@ -60,7 +63,8 @@ class AntiderivativeReward:
     by default), ``symbol_column`` an optional per-row integration variable.
     Rows whose integrand is missing get ``None`` (not judged: multi-task
     datasets). The object pickles (configuration only; workers restart in the
-    new process) and can be called from any thread.
+    new process) and can be called from any thread: concurrent calls are
+    checked together (:mod:`.batcher`); event loops await :meth:`ascore`.
 
     Args:
         config: a :class:`~rewards.reward.config.RewardConfig`; defaults apply
@@ -103,10 +107,12 @@ class AntiderivativeReward:
             margin_s=cfg.watchdog_margin_s, idle_timeout_s=cfg.idle_timeout_s,
             max_tasks_per_pool=cfg.max_tasks_per_worker_pool,
             max_worker_rss_mb=cfg.max_worker_rss_mb, check_fn=self._check_fn)
+        self._batcher = Batcher(self._score_batch, expired=self._expired,
+                                budget_s=self._pool.call_budget, cancel=self._pool.cancel)
         self._answer_policy = cfg.answer_policy()
         self._trace = (TraceWriter(cfg.trace_path, cfg.trace_max_bytes, cfg.trace_backups)
                        if cfg.trace_path else None)
-        self._batch_index = 0
+        self._batch_index = itertools.count(1)
         self.last_metrics: dict[str, float] = {}
         _LIVE.add(self)
 
@@ -133,6 +139,15 @@ class AntiderivativeReward:
         return (f"AntiderivativeReward(name={self.__name__!r}, shaping={self.shaping.name!r}, "
                 f"integrand_column={self.config.integrand_column!r}, "
                 f"timeout_s={self.config.timeout_s})")
+
+    def runtime_stats(self) -> dict[str, Any]:
+        """Workers, batches of concurrent calls, pool incidents (for /health)."""
+        pool, batcher = self._pool.stats, self._batcher.stats
+        return {"workers": self._pool.workers, "batches": batcher.batches,
+                "calls": batcher.calls, "largest_batch_calls": batcher.largest_batch_calls,
+                "expired_calls": batcher.expired_calls, "queued_calls": self._batcher.queued,
+                "pool_kills": pool.kills, "pool_crashes": pool.crashes,
+                "cache_entries": len(self._cache)}
 
     def close(self) -> None:
         """Stop the worker processes (they restart on the next call)."""
@@ -172,8 +187,14 @@ class AntiderivativeReward:
                 log_metric(f"{self.__name__}/{key}", value)
         log_extra = kwargs.get("log_extra")
         if callable(log_extra):
-            log_extra(f"{self.__name__}/verdict", [o.verdict for o in outcomes])
-            log_extra(f"{self.__name__}/extracted_answer", [o.extracted for o in outcomes])
+            # The integrand and variable make TRL's completion log rescorable
+            # on its own (python -m rewards score completions_*.parquet).
+            columns = logged_columns(self.__name__)
+            log_extra(columns["verdict"], [o.verdict for o in outcomes])
+            log_extra(columns["extracted_answer"], [o.extracted for o in outcomes])
+            log_extra(columns["integrand"],
+                      [None if _missing(f) else str(f) for f in integrands])
+            log_extra(columns["variable"], [o.symbol for o in outcomes])
         return [o.reward for o in outcomes]
 
     # -- scoring core (also used by offline scoring) -------------------------
@@ -183,15 +204,45 @@ class AntiderivativeReward:
 
         ``integrands`` (and ``symbols``, when given) must be as long as
         ``completions``: a shorter column is a caller's bug, not rows to skip.
+        Calls from several threads are checked together, each within its own
+        bound (:mod:`.batcher`).
         """
+        rows = self._rows(completions, integrands, symbols)
+        return self._batcher.run(*rows) if rows[0] else []
+
+    async def ascore(self, completions: list[Any], integrands: list[Any],
+                     symbols: list[str | None] | None = None) -> list[Outcome]:
+        """:meth:`score` for event-loop callers (async trainers, servers):
+        awaits the shared batch instead of blocking the loop."""
+        rows = self._rows(completions, integrands, symbols)
+        return await self._batcher.arun(*rows) if rows[0] else []
+
+    def _rows(self, completions, integrands, symbols) -> tuple[list, list, list]:
+        completions, integrands = list(completions), list(integrands)
         n = len(completions)
         if len(integrands) != n or (symbols is not None and len(symbols) != n):
             raise ValueError(f"{self.__name__}: {n} completions but {len(integrands)} "
                              f"integrands" + ("" if symbols is None
                                               else f" and {len(symbols)} symbols"))
-        symbols = symbols if symbols is not None else [None] * n
+        return completions, integrands, list(symbols) if symbols is not None else [None] * n
+
+    def _score_batch(self, completions, integrands, symbols) -> list[Outcome]:
         with self._lock:  # one batch at a time per object: the pool is not re-entrant
             return self._score_locked(completions, integrands, symbols)
+
+    def _expired(self, completions, integrands, symbols) -> list[Outcome]:
+        # A call past its own bound (the batch it waited on ran long): TIMEOUT,
+        # as the pool gives a sample its call's budget did not reach.
+        budget = round(self._pool.call_budget(len(completions)), 1)
+        outcomes = []
+        for integrand, symbol in zip(integrands, symbols, strict=True):
+            symbol = self.config.symbol if _missing(symbol) else str(symbol).strip()
+            if _missing(integrand):
+                outcomes.append(Outcome(False, None, None, None, None, symbol))
+                continue
+            result = failure_result(Verdict.TIMEOUT, "watchdog", "call_budget", budget_s=budget)
+            outcomes.append(self._outcome(result, None, str(integrand), symbol))
+        return outcomes
 
     def _score_locked(self, completions, integrands, symbols) -> list[Outcome]:
         cfg = self.config
@@ -258,13 +309,13 @@ class AntiderivativeReward:
                      step: int | None) -> None:
         if self._trace is None:
             return
-        self._batch_index += 1
+        batch_index = next(self._batch_index)
         records = []
         for i, o in enumerate(outcomes):
             if not o.judged or not should_trace(o.result):
                 continue
             prompt = prompts[i] if prompts is not None and i < len(prompts) else None
-            records.append(trace_record(o, step=step, batch_index=self._batch_index, row=i,
+            records.append(trace_record(o, step=step, batch_index=batch_index, row=i,
                                         prompt=prompt, shaping=self.shaping.name,
                                         reward_name=self.__name__))
         self._trace.write(records)

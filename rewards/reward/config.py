@@ -62,6 +62,9 @@ class RewardConfig:
     trace_path: str | None = None
     trace_max_bytes: int = 50_000_000
     trace_backups: int = 3
+    # The reward reported where the shaping gives null (no gradient) to the
+    # stacks that cannot skip a sample: verl, OpenRLHF, the server's /get_reward.
+    null_reward: float = 0.0
 
     def __post_init__(self) -> None:
         # Fail at construction, not on the first training batch.
@@ -85,6 +88,7 @@ class RewardConfig:
         if self.trace_path is not None:
             object.__setattr__(self, "trace_path", str(self.trace_path))
         object.__setattr__(self, "timeout_s", float(self.timeout_s))
+        object.__setattr__(self, "null_reward", float(self.null_reward))
 
     @classmethod
     def keys(cls) -> list[str]:

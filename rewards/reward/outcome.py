@@ -1,4 +1,5 @@
-"""One scored completion, and reading completions the way TRL passes them."""
+"""One scored completion, reading completions the way TRL passes them, and the
+columns the reward adds to TRL's completion log."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,6 +27,21 @@ class Outcome:
     @property
     def verdict(self) -> str | None:
         return None if self.result is None else self.result.verdict.value
+
+
+# What the reward logs per completion through TRL's log_extra; TRL writes each
+# as a column "<reward name>/<key>" of its completion log, which is what makes
+# that log rescorable (rewards.offline reads them back).
+LOGGED_KEYS = ("verdict", "extracted_answer", "integrand", "variable")
+
+
+def logged_columns(name: str) -> dict[str, str]:
+    """Column names of what the reward ``name`` logs through ``log_extra``.
+
+    >>> logged_columns("antiderivative_reward")["integrand"]
+    'antiderivative_reward/integrand'
+    """
+    return {key: f"{name}/{key}" for key in LOGGED_KEYS}
 
 
 def completion_text(completion: Any) -> str | None:

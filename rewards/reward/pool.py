@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -53,6 +54,53 @@ def available_cpus() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+# Set by torchrun, accelerate and deepspeed: how many ranks share this node.
+# Every rank builds its own reward (TRL calls it on each rank's slice), so
+# each may use only its share of the node.
+LOCAL_WORLD_SIZE_ENV = "LOCAL_WORLD_SIZE"
+# Below this an RLIMIT_AS cap breaks imports and warm-up, not runaway checks
+# (a warm worker maps ~70 MB).
+MIN_WORKER_MEMORY_MB = 512
+
+
+def local_world_size() -> int:
+    """Ranks on this node (``LOCAL_WORLD_SIZE``; 1 when unset or invalid)."""
+    try:
+        return max(1, int(os.environ.get(LOCAL_WORLD_SIZE_ENV, "1")))
+    except ValueError:
+        return 1
+
+
+def auto_workers() -> int:
+    """``workers=None``: this rank's share of the cores this process may use."""
+    return max(1, available_cpus() // local_world_size())
+
+
+def available_memory_mb() -> float:
+    """Memory this process may use: the machine's, or its cgroup's limit if lower."""
+    import psutil
+
+    total = psutil.virtual_memory().total / 2**20
+    try:
+        with open("/sys/fs/cgroup/memory.max") as handle:
+            limit = handle.read().strip()
+        if limit.isdigit():
+            total = min(total, int(limit) / 2**20)
+    except OSError:
+        pass
+    return total
+
+
+def worker_memory_limit_mb(configured: int | None, workers: int) -> int | None:
+    """Per-worker ``RLIMIT_AS``: ``configured``, lowered so that the workers
+    of every rank on the node together stay within its memory (8 ranks on a
+    node must not each give 32 workers 3 GB); ``None`` (no cap) stays ``None``."""
+    if not configured:
+        return configured
+    share = available_memory_mb() / local_world_size() / max(1, workers)
+    return int(min(int(configured), max(MIN_WORKER_MEMORY_MB, share)))
 
 
 def _init_worker(memory_limit_mb: int | None) -> None:
@@ -172,11 +220,11 @@ class CheckPool:
         # signature, run in the workers instead of it (fault-injection tests,
         # custom checkers). It must be importable by the workers.
         self.check_fn = check_fn
-        self.workers = workers or available_cpus()
+        self.workers = workers or auto_workers()
         self.timeout_s = float(timeout_s)
         self.check_options = {"timeout_s": self.timeout_s, **(check_options or {})}
         self.chunk_size = max(1, int(chunk_size))
-        self.memory_limit_mb = memory_limit_mb
+        self.memory_limit_mb = worker_memory_limit_mb(memory_limit_mb, self.workers)
         self.margin_s = margin_s
         self.idle_timeout_s = idle_timeout_s
         self.max_tasks_per_pool = max_tasks_per_pool
@@ -185,6 +233,7 @@ class CheckPool:
         self._executor = None
         self._last_used = 0.0
         self._samples_since_start = 0
+        self._cancelled = threading.Event()
 
     # -- executor lifecycle ------------------------------------------------
     def _get_executor(self):
@@ -218,6 +267,19 @@ class CheckPool:
     def close(self) -> None:
         self.kill()
 
+    def cancel(self) -> None:
+        """Stop the call in progress (from another thread): its unfinished
+        samples get TIMEOUT and its workers are killed. For a caller that is
+        gone; a call that starts later is not affected."""
+        self._cancelled.set()
+        self.kill()
+
+    def call_budget(self, n_jobs: int) -> float:
+        """The most one :meth:`run` of ``n_jobs`` checks may take: every
+        sample to its deadline, a kill and a retry, in waves over the workers."""
+        waves = math.ceil(n_jobs / self.workers) + 2
+        return self.margin_s * 4 + 3 * waves * (self.timeout_s + self.margin_s)
+
     def _maybe_recycle(self) -> None:
         # A long run leaks through SymPy's caches; a fresh pool every N
         # samples, or when a worker grew too big, keeps RSS flat.
@@ -232,24 +294,22 @@ class CheckPool:
         results: list[CheckResult | None] = [None] * len(jobs)
         if not jobs:
             return []
+        self._cancelled.clear()
         self._maybe_recycle()
         # Start (and warm) the workers before the call's clock starts: a cold
         # start must not eat the budget that bounds the checks themselves.
         self._get_executor()
         started = time.monotonic()
-        waves = math.ceil(len(jobs) / self.workers) + 2
-        call_budget = self.margin_s * 4 + 3 * waves * (self.timeout_s + self.margin_s)
+        call_budget = self.call_budget(len(jobs))
 
-        chunk = self._chunk_for(len(jobs))
-        pending: deque[list[int]] = deque(
-            list(range(i, min(i + chunk, len(jobs)))) for i in range(0, len(jobs), chunk))
+        pending: deque[list[int]] = deque(self._chunks(len(jobs)))
         suspects: deque[int] = deque()
         strikes: dict[int, int] = {}
         inflight: dict[Any, _Task] = {}
 
         try:
             while pending or suspects or inflight:
-                if time.monotonic() - started > call_budget:
+                if time.monotonic() - started > call_budget or self._cancelled.is_set():
                     break
                 executor = self._get_executor()
                 self._fill(executor, jobs, pending, suspects, inflight)
@@ -261,7 +321,8 @@ class CheckPool:
                                if t.started is not None)
                 wake = max(0.0, min(next_due, started + call_budget) - now)
                 done, _ = wait(list(inflight), timeout=wake, return_when=FIRST_COMPLETED)
-
+                if self._cancelled.is_set():
+                    break  # the killed pool's futures are not crashes to investigate
                 broken: list[_Task] = []
                 for future in done:
                     task = inflight.pop(future)
@@ -296,15 +357,27 @@ class CheckPool:
 
         if inflight or pending or suspects:
             self.kill()
+            reason = "cancelled" if self._cancelled.is_set() else "call_budget"
             for i, value in enumerate(results):
                 if value is None:
-                    results[i] = failure_result(Verdict.TIMEOUT, "watchdog", "call_budget",
+                    results[i] = failure_result(Verdict.TIMEOUT, "watchdog", reason,
                                                 budget_s=round(call_budget, 1))
         return results  # type: ignore[return-value]
 
     def _chunk_for(self, n: int) -> int:
         # Small batches: one sample per task so every worker gets work.
         return max(1, min(self.chunk_size, math.ceil(n / (self.workers * 2))))
+
+    def _chunks(self, n: int) -> list[list[int]]:
+        """Job indices per task: chunks, then one job per task for the last
+        two per worker, so a call does not end with one worker finishing a
+        whole chunk while the others idle (concurrent callers make many
+        small calls, each with its own end)."""
+        chunk = self._chunk_for(n)
+        singles = min(n, 2 * self.workers) if chunk > 1 else 0
+        head = n - singles
+        tasks = [list(range(i, min(i + chunk, head))) for i in range(0, head, chunk)]
+        return tasks + [[i] for i in range(head, n)]
 
     def _fill(self, executor, jobs, pending, suspects, inflight) -> None:
         # Two tasks per worker: the second waits in loky's queue, so a worker

@@ -1,0 +1,62 @@
+"""``python -m rewards serve``: the reward over HTTP (:mod:`rewards.serve`)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .help import DefaultsFormatter
+
+EXIT_SETUP = 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from ..reward import AntiderivativeReward
+    from ..serve.config import ServeConfig
+    from ..serve.server import serve
+
+    overrides = {k: v for k, v in (("workers", args.workers), ("timeout_s", args.timeout))
+                 if v is not None}
+    try:
+        config = ServeConfig(host=args.host, port=args.port,
+                             max_body_bytes=int(args.max_body_mb * 2**20),
+                             max_items=args.max_items)
+        reward = (AntiderivativeReward.from_config(args.config, **overrides) if args.config
+                  else AntiderivativeReward(**overrides))
+    except (ValueError, OSError) as exc:
+        print(f"serve: {exc}", file=sys.stderr)
+        return EXIT_SETUP
+    try:
+        return serve(reward, config)
+    except OSError as exc:  # the port is taken, the host cannot be bound
+        print(f"serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return EXIT_SETUP
+    finally:
+        reward.close()
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    from ..serve.config import ServeConfig
+
+    defaults = ServeConfig()
+    parser = sub.add_parser(
+        "serve", formatter_class=DefaultsFormatter,
+        help="serve the reward over HTTP (OpenRLHF's /get_reward, a plain /score, /health)",
+        description="Score completions over HTTP with one worker pool; concurrent requests "
+                    "are checked together. POST /get_reward takes OpenRLHF's body "
+                    '{"query", "prompts", "labels"}; POST /score takes {"completions", '
+                    '"integrands", "variables"}; GET /health. SIGTERM drains and exits.')
+    parser.add_argument("--host", default=defaults.host,
+                        help="address to bind; the default is loopback only (see "
+                             "docs/security.md before binding wider)")
+    parser.add_argument("--port", type=int, default=defaults.port, help="0: any free port")
+    parser.add_argument("--config", default=None, help="reward YAML (configs/reward/*.yaml)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="checker processes (default: the config's; null = cores / "
+                             "LOCAL_WORLD_SIZE)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per check (default: the config's, 5)")
+    parser.add_argument("--max-body-mb", type=float, default=defaults.max_body_bytes / 2**20,
+                        help="larger request bodies get 413")
+    parser.add_argument("--max-items", type=int, default=defaults.max_items,
+                        help="completions per request")
+    parser.set_defaults(func=_serve)

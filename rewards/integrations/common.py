@@ -1,0 +1,109 @@
+"""What the stack adapters share: one reward per process, a number for every sample.
+
+verl and OpenRLHF call a score function per sample from thread pools, and load
+it by file path with no place for a constructor; so the reward lives here, one
+per process and configuration, built on first use. Their reward tensors take
+no ``None``: where the shaping says null (CHECKER_ERROR, a row without an
+integrand) they get ``RewardConfig.null_reward``, and the case is logged.
+
+>>> s = SampleScore.unscored("prompt_not_in_query", null_reward=0.0)
+>>> s.verdict, s.score, s.reward
+('CHECKER_ERROR', 0.0, None)
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..check.result import Confidence, Verdict
+from ..reward import AntiderivativeReward, Outcome
+from ..reward.shaping import OutcomeClass, classify
+
+logger = logging.getLogger("rewards.integrations")
+
+# A reward YAML (configs/reward/*.yaml) for adapters whose stack passes no
+# arguments of ours (OpenRLHF's reward_func); verl can pass reward_config.
+CONFIG_ENV = "INTEGRAL_REWARDS_CONFIG"
+
+_SHARED: dict[str | None, AntiderivativeReward] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_reward(config: str | os.PathLike | None = None) -> AntiderivativeReward:
+    """This process's reward for a reward YAML (``None``: ``$INTEGRAL_REWARDS_CONFIG``,
+    else the defaults). Every caller with the same config shares its pool,
+    cache and batches."""
+    key = str(config) if config else os.environ.get(CONFIG_ENV) or None
+    with _SHARED_LOCK:
+        reward = _SHARED.get(key)
+        if reward is None:
+            reward = (AntiderivativeReward.from_config(key) if key
+                      else AntiderivativeReward())
+            _SHARED[key] = reward
+        return reward
+
+
+@dataclass(frozen=True)
+class SampleScore:
+    """One sample as the stacks see it: the same fields every time, no
+    ``None`` except ``reward`` (the shaping's own value)."""
+
+    score: float  # the reward; null_reward where the shaping says null
+    reward: float | None
+    acc: float  # 1.0 for CORRECT (symbolic or numeric-only), else 0.0
+    verdict: str
+    reason: str
+    confidence: str
+    extracted_answer: str  # "" when there was none
+
+    @classmethod
+    def from_outcome(cls, outcome: Outcome, null_reward: float) -> SampleScore:
+        if not outcome.judged or outcome.result is None:
+            return cls.unscored("integrand_missing", null_reward)
+        result = outcome.result
+        reward = outcome.reward
+        return cls(score=float(null_reward if reward is None else reward), reward=reward,
+                   acc=float(result.verdict is Verdict.CORRECT), verdict=result.verdict.value,
+                   reason=result.reason, confidence=result.confidence.value,
+                   extracted_answer=outcome.extracted or "")
+
+    @classmethod
+    def unscored(cls, reason: str, null_reward: float) -> SampleScore:
+        """A sample we could not judge (our side or the stack's, not the model's)."""
+        return cls(score=float(null_reward), reward=None, acc=0.0,
+                   verdict=Verdict.CHECKER_ERROR.value, reason=reason,
+                   confidence=Confidence.NONE.value, extracted_answer="")
+
+    @property
+    def outcome_class(self) -> OutcomeClass:
+        return classify(self.verdict, self.confidence, self.reason)
+
+    def flags(self) -> dict[str, float]:
+        """Numeric per-sample metrics (OpenRLHF logs only numbers)."""
+        kind = self.outcome_class
+        return {"acc": self.acc,
+                "no_answer": float(kind is OutcomeClass.NO_ANSWER),
+                "timeout": float(kind is OutcomeClass.TIMEOUT),
+                "checker_error": float(kind is OutcomeClass.CHECKER_ERROR)}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def sample_scores(outcomes: list[Outcome], null_reward: float,
+                  integrands: list[Any] | None = None) -> list[SampleScore]:
+    """Outcomes as :class:`SampleScore`; every CHECKER_ERROR is logged (a
+    bad integrand in the data, or a bug of ours: worth a line each)."""
+    scores = [SampleScore.from_outcome(o, null_reward) for o in outcomes]
+    for i, s in enumerate(scores):
+        if s.verdict == Verdict.CHECKER_ERROR.value:
+            log_checker_error(s, integrands[i] if integrands is not None else None)
+    return scores
+
+
+def log_checker_error(score: SampleScore, integrand: Any) -> None:
+    logger.warning("CHECKER_ERROR (%s) for integrand %r: reported as %s", score.reason,
+                   integrand, score.score)

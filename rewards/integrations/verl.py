@@ -1,0 +1,160 @@
+"""verl: ``compute_score`` for its reward managers, and its dataset layout.
+
+verl loads a custom reward function by file path and name
+(``custom_reward_function.path`` / ``.name``; under ``reward:`` since 0.7) and
+calls it per sample, ``compute_score(data_source=, solution_str=,
+ground_truth=, extra_info=)`` (naive and dapo managers; the reward loop of
+0.7+ runs a sync function on a thread pool and awaits an ``async`` one), or
+per batch with plural names (the batch manager). Here the ground truth is the
+integrand (SymPy syntax), the variable is ``extra_info["variable"]`` (default
+``x``), and ``solution_str`` is the decoded response.
+
+Every call returns a dict with the same keys (verl stacks each key over the
+batch and fails on a key sample 0 lacks), all numbers or strings, never
+``None``: ``score`` (the reward; ``RewardConfig.null_reward``, 0.0 by default,
+where the shaping says null, i.e. CHECKER_ERROR, logged), ``acc`` (1.0 when
+CORRECT: verl's validation metrics use it), ``verdict``, ``reason``,
+``confidence``, ``extracted_answer``. Extra keyword arguments verl adds
+(``reward_router_address``, ...) are ignored; ``reward_config`` (a reward YAML,
+via ``+reward.custom_reward_function.reward_kwargs.reward_config=...``) picks
+the configuration. See docs/integrations.md for the exact settings.
+
+Imports are absolute: verl may execute this file by path as a top-level module.
+
+>>> compute_score("integrals", r"so \\boxed{x^3/3}", "x**2", {"variable": "x"})["score"]
+1.0
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rewards import prompts
+from rewards.integrations.common import SampleScore, sample_scores, shared_reward
+
+# The data_source of the rows make_rows writes (verl routes its own scorers by
+# it; a custom compute_score gets it as is).
+DATA_SOURCE = "integrals"
+VARIABLE_KEY = "variable"
+
+
+def _record(score: SampleScore) -> dict[str, Any]:
+    # No None anywhere: verl <= 0.6 takes np.mean of every non-string extra
+    # key in validation, so the shaping's raw (nullable) reward stays out.
+    record = score.to_dict()
+    del record["reward"]
+    return record
+
+
+def _variable(extra_info: Any) -> str | None:
+    if isinstance(extra_info, dict):
+        value = extra_info.get(VARIABLE_KEY)
+        return None if value is None else str(value)
+    return None
+
+
+def compute_score(data_source: Any, solution_str: Any, ground_truth: Any,
+                  extra_info: dict | None = None, *, reward_config: str | None = None,
+                  **kwargs: Any) -> dict[str, Any]:
+    """One sample, as verl's naive / dapo / reward-loop managers call it."""
+    return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info],
+                               reward_config=reward_config)[0]
+
+
+async def compute_score_async(data_source: Any, solution_str: Any, ground_truth: Any,
+                              extra_info: dict | None = None, *,
+                              reward_config: str | None = None,
+                              **kwargs: Any) -> dict[str, Any]:
+    """:func:`compute_score` for verl's reward loop (0.7+), which awaits an
+    ``async`` function on its event loop instead of giving it a thread."""
+    reward = shared_reward(reward_config)
+    integrands = [ground_truth]
+    outcomes = await reward.ascore([solution_str], integrands, [_variable(extra_info)])
+    return _record(sample_scores(outcomes, reward.config.null_reward, integrands)[0])
+
+
+def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[Any],
+                        ground_truths: Sequence[Any],
+                        extra_infos: Sequence[dict | None] | None = None, *,
+                        reward_config: str | None = None,
+                        **kwargs: Any) -> list[dict[str, Any]]:
+    """A batch, as verl's batch manager calls it (plural keyword names)."""
+    reward = shared_reward(reward_config)
+    n = len(solution_strs)
+    infos = list(extra_infos) if extra_infos is not None else [None] * n
+    integrands = list(ground_truths)
+    outcomes = reward.score(list(solution_strs), integrands, [_variable(e) for e in infos])
+    return [_record(s) for s in sample_scores(outcomes, reward.config.null_reward, integrands)]
+
+
+# -- the dataset -----------------------------------------------------------------
+def make_row(integrand: str, variable: str = "x", *, index: int, split: str,
+             data_source: str = DATA_SOURCE, system_prompt: str | None = prompts.SYSTEM_PROMPT
+             ) -> dict[str, Any]:
+    """One row in verl's RL parquet layout (its ``examples/data_preprocess``):
+    a chat ``prompt`` (the training prompt of :mod:`rewards.prompts`), the
+    integrand as ``reward_model.ground_truth``, the variable in ``extra_info``;
+    plus a ``label`` column (integrand and variable) that verl ignores and
+    OpenRLHF reads with ``--data.label_key label``, so one file serves both.
+
+    >>> row = make_row("cos(t)", "t", index=0, split="train")
+    >>> row["reward_model"], row["extra_info"]["variable"], row["prompt"][-1]["role"]
+    ({'style': 'rule', 'ground_truth': 'cos(t)'}, 't', 'user')
+    """
+    messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    messages.append({"role": "user",
+                     "content": prompts.USER_TEMPLATE.format(integrand=integrand, symbol=variable)})
+    return {"data_source": data_source, "prompt": messages, "ability": "math",
+            "reward_model": {"style": "rule", "ground_truth": integrand},
+            "extra_info": {"split": split, "index": index, VARIABLE_KEY: variable,
+                           "integrand": integrand},
+            "label": {"integrand": integrand, VARIABLE_KEY: variable}}
+
+
+def write_dataset(source: str | Path, output_dir: str | Path, *,
+                  integrand_column: str = "integrand", variable_column: str | None = "variable",
+                  val_size: int = 0, seed: int = 0,
+                  system_prompt: str | None = prompts.SYSTEM_PROMPT) -> dict[str, Path]:
+    """Read integrands (any input ``python -m rewards score`` reads) and write
+    ``train.parquet`` (and ``test.parquet`` with ``val_size`` rows drawn at
+    random) for ``data.train_files`` / ``data.val_files``. Rows without an
+    integrand are skipped. Returns the paths written."""
+    import random
+
+    from rewards.extras import require
+    from rewards.offline.io import is_missing, open_input
+
+    pa = require("pyarrow", "data", "writing verl's parquet dataset")
+    pq = require("pyarrow.parquet", "data", "writing verl's parquet dataset")
+
+    data = open_input(source)
+    if integrand_column not in data.columns:
+        raise ValueError(f"{source}: no column {integrand_column!r}; columns: {data.columns}")
+    pairs = []
+    for batch in data.iter_batches(1024):
+        for row in batch:
+            integrand = row.get(integrand_column)
+            if is_missing(integrand) or not str(integrand).strip():
+                continue
+            variable = row.get(variable_column) if variable_column else None
+            pairs.append((str(integrand).strip(),
+                          "x" if is_missing(variable) or not str(variable).strip()
+                          else str(variable).strip()))
+    order = list(range(len(pairs)))
+    random.Random(seed).shuffle(order)
+    held_out = set(order[:max(0, min(val_size, len(pairs)))])
+    splits = {"train": [i for i in range(len(pairs)) if i not in held_out],
+              "test": sorted(held_out)}
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for split, indices in splits.items():
+        if not indices:
+            continue
+        rows = [make_row(*pairs[i], index=k, split=split, system_prompt=system_prompt)
+                for k, i in enumerate(indices)]
+        path = out / f"{split}.parquet"
+        pq.write_table(pa.Table.from_pylist(rows), path)
+        written[split] = path
+    return written

@@ -1,0 +1,260 @@
+"""The reward server: routes, bad requests, batching, draining, SIGTERM.
+
+In-process servers on a free loopback port for the request-level tests; a
+real ``python -m rewards serve`` process for SIGTERM and orphaned workers.
+Behaviour only: the clocks here are hang guards.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from rewards import AntiderivativeReward, prompts
+from rewards.serve.config import ServeConfig
+from rewards.serve.server import RewardServer
+from rewards.testing.faults import SLOW, faulty_reward
+
+ROOT = Path(__file__).resolve().parents[1]
+HANG_GUARD_S = 120.0
+RIGHT = r"We get \boxed{\frac{x^{3}}{3} + C}"
+
+
+def _eventually(predicate, seconds: float = HANG_GUARD_S) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def request(address, method: str, path: str, body: bytes | dict | None = None,
+            headers: dict | None = None, conn: http.client.HTTPConnection | None = None):
+    """(status, decoded JSON) over a fresh connection, or over ``conn``."""
+    own = conn is None
+    conn = conn or http.client.HTTPConnection(*address, timeout=HANG_GUARD_S)
+    data = json.dumps(body).encode() if isinstance(body, dict) else body
+    try:
+        conn.request(method, path, body=data, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        if own:
+            conn.close()
+
+
+def templated(response: str, integrand: str) -> tuple[str, str]:
+    prompt = ("<|im_start|>system\n" + prompts.SYSTEM_PROMPT + "<|im_end|>\n<|im_start|>user\n"
+              + prompts.USER_TEMPLATE.format(integrand=integrand, symbol="x")
+              + "<|im_end|>\n<|im_start|>assistant\n")
+    return prompt + response + "<|im_end|>", prompt
+
+
+@pytest.fixture(scope="module")
+def server():
+    reward = AntiderivativeReward(workers=2, timeout_s=10)
+    srv = RewardServer(reward, ServeConfig(port=0)).start()
+    try:
+        yield srv
+    finally:
+        srv.drain()
+
+
+def test_health(server):
+    status, body = request(server.address, "GET", "/health")
+    assert status == 200 and body["status"] == "ok" and body["workers"] == 2
+
+
+def test_openrlhf_route(server):
+    cases = [(RIGHT, "x**2"), ("I am not sure.", "x**2"), (r"\boxed{x^3}", "x**2")]
+    queries, prompts_ = zip(*(templated(r, f) for r, f in cases), strict=True)
+    status, body = request(server.address, "POST", "/get_reward",
+                           {"query": list(queries), "prompts": list(prompts_),
+                            "labels": [f for _, f in cases]})
+    assert status == 200
+    assert body["rewards"] == [1.0, -0.2, 0.0]
+    assert body["scores"] == [1.0, 0.0, 0.0]
+    # The template's own \boxed{} was cut with the prompt: no_answer, not empty.
+    assert body["extra_logs"]["no_answer"] == [0.0, 1.0, 0.0]
+    assert set(body["extra_logs"]) == {"acc", "no_answer", "timeout", "checker_error"}
+
+
+def test_plain_route(server):
+    status, body = request(server.address, "POST", "/score", {
+        "completions": [RIGHT, [{"role": "assistant", "content": r"\boxed{\sin t}"}], "x"],
+        "integrands": ["x**2", "cos(t)", None], "variables": [None, "t", None]})
+    assert status == 200
+    results = body["results"]
+    assert [r["verdict"] for r in results] == ["CORRECT", "CORRECT", "CHECKER_ERROR"]
+    assert results[2]["reward"] is None and results[2]["score"] == 0.0
+    assert results[2]["reason"] == "integrand_missing"
+
+
+BAD_REQUESTS = [
+    # (what, path, raw body or dict, expected status, words in the message)
+    ("truncated JSON", "/get_reward", b'{"query": ["a"], "labels": ["x"', 400, "JSON"),
+    ("not an object", "/score", b"[1, 2]", 400, "object"),
+    ("not UTF-8", "/score", b'{"completions": ["\xff"]}', 400, "UTF-8"),
+    ("query not a list", "/get_reward", {"query": "q", "labels": ["x"]}, 400, "query"),
+    ("label of a wrong type", "/get_reward", {"query": ["q"], "labels": [[1]]}, 400, "labels"),
+    ("no labels", "/get_reward", {"query": ["q"]}, 400, "labels"),
+    ("completion of a wrong type", "/score", {"completions": [3], "integrands": ["x"]}, 400,
+     "completions"),
+    ("lengths differ", "/get_reward", {"query": ["a", "b"], "prompts": ["a"], "labels": ["x"]},
+     400, "lengths"),
+    ("deep nesting", "/score", b"[" * 100_000 + b"]" * 100_000, 400, ""),
+    ("too many items", "/score", {"completions": ["a"] * 5000, "integrands": ["x"] * 5000},
+     413, "at most"),
+    ("10 MB body", "/score", b"x" * (10 * 2**20), 413, "limit"),
+]
+
+
+@pytest.mark.parametrize("what,path,body,status,words", BAD_REQUESTS,
+                         ids=[b[0] for b in BAD_REQUESTS])
+def test_bad_request_gets_a_status_and_the_server_keeps_serving(server, what, path, body,
+                                                                 status, words):
+    got, answer = request(server.address, "POST", path, body)
+    assert got == status, answer
+    assert words in answer["error"]
+    ok, good = request(server.address, "POST", "/score",
+                       {"completions": [RIGHT], "integrands": ["x**2"]})
+    assert ok == 200 and good["results"][0]["verdict"] == "CORRECT"
+
+
+def test_protocol_errors_and_a_huge_completion(server):
+    conn = http.client.HTTPConnection(*server.address, timeout=HANG_GUARD_S)
+    conn.putrequest("POST", "/score")
+    conn.putheader("Transfer-Encoding", "chunked")
+    conn.endheaders()
+    assert conn.getresponse().status == 411
+    conn.close()
+    assert request(server.address, "POST", "/nope", {})[0] == 404
+    assert request(server.address, "GET", "/nope")[0] == 404
+    # A 100k-character completion is model output like any other: a verdict.
+    huge = "thinking " * 12_000 + r"\boxed{x^3/3}"
+    status, body = request(server.address, "POST", "/score",
+                           {"completions": [huge, RIGHT], "integrands": ["x**2", "x**2"]})
+    assert status == 200 and len(huge) > 100_000
+    assert all(r["verdict"] in ("CORRECT", "UNPARSEABLE") for r in body["results"])
+    assert body["results"][1]["verdict"] == "CORRECT"
+
+
+def test_keep_alive_connection_serves_many_requests(server):
+    conn = http.client.HTTPConnection(*server.address, timeout=HANG_GUARD_S)
+    try:
+        for _ in range(3):
+            status, body = request(server.address, "POST", "/score",
+                                   {"completions": [RIGHT], "integrands": ["x**2"]}, conn=conn)
+            assert status == 200
+        # A 413 that was read and dropped keeps the connection usable too.
+        assert request(server.address, "POST", "/score", b"x" * (9 * 2**20), conn=conn)[0] == 413
+        assert request(server.address, "POST", "/score",
+                       {"completions": [RIGHT], "integrands": ["x**2"]}, conn=conn)[0] == 200
+    finally:
+        conn.close()
+
+
+def test_concurrent_requests_are_checked_together(server):
+    batcher = server.app.reward._batcher
+    gate = threading.Event()
+    real = batcher._run_batch
+    sizes: list[int] = []
+
+    def gated(completions, integrands, symbols):
+        sizes.append(len(completions))
+        if len(sizes) == 1:
+            gate.wait(HANG_GUARD_S)
+        return real(completions, integrands, symbols)
+
+    batcher._run_batch = gated
+    results: dict[int, tuple] = {}
+    answers = [rf"\boxed{{x^{k + 1}/{k + 1}}}" for k in range(6)]
+    integrands = [f"x**{k}" for k in range(6)]
+
+    def post(k: int) -> None:
+        results[k] = request(server.address, "POST", "/get_reward",
+                             {"query": [answers[k]], "labels": [integrands[k]]})
+
+    try:
+        threads = [threading.Thread(target=post, args=(0,))]
+        threads[0].start()
+        assert _eventually(lambda: sizes)
+        threads += [threading.Thread(target=post, args=(k,)) for k in range(1, 6)]
+        for thread in threads[1:]:
+            thread.start()
+        assert _eventually(lambda: batcher.queued == 5)
+        gate.set()
+        for thread in threads:
+            thread.join(HANG_GUARD_S)
+    finally:
+        batcher._run_batch = real
+    assert sizes == [1, 5]
+    assert all(results[k] == (200, {"rewards": [1.0], "scores": [1.0], "extra_logs": {
+        "acc": [1.0], "no_answer": [0.0], "timeout": [0.0], "checker_error": [0.0]}})
+        for k in range(6))
+
+
+def _workers_of(pid: int) -> list[psutil.Process]:
+    return [p for p in psutil.Process(pid).children(recursive=True)
+            if "resource_tracker" not in " ".join(p.cmdline())]
+
+
+def _gone(procs: list[psutil.Process]) -> bool:
+    return all(not p.is_running() or p.status() == psutil.STATUS_ZOMBIE for p in procs)
+
+
+@pytest.mark.slow
+def test_drain_finishes_requests_in_flight_then_stops_the_workers():
+    before = {p.pid for p in _workers_of(os.getpid())}  # other servers' pools
+    reward = faulty_reward(workers=2, timeout_s=10)
+    srv = RewardServer(reward, ServeConfig(port=0)).start()
+    slow = rf"\boxed{{{SLOW}2:x^3/3}}"
+    result: dict[str, tuple] = {}
+    thread = threading.Thread(target=lambda: result.setdefault("slow", request(
+        srv.address, "POST", "/score", {"completions": [slow], "integrands": ["x**2"]})))
+    thread.start()
+    assert _eventually(lambda: srv.app.health()[1]["inflight"] == 1)
+    assert _eventually(lambda: [p for p in _workers_of(os.getpid()) if p.pid not in before])
+    workers = [p for p in _workers_of(os.getpid()) if p.pid not in before]
+    assert srv.drain()
+    thread.join(HANG_GUARD_S)
+    assert result["slow"][0] == 200 and result["slow"][1]["results"][0]["verdict"] == "CORRECT"
+    with pytest.raises(OSError):
+        request(srv.address, "GET", "/health")
+    assert _eventually(lambda: _gone(workers))
+
+
+@pytest.mark.slow
+def test_sigterm_drains_and_leaves_no_worker(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "rewards", "serve", "--port", "0",
+                             "--workers", "2"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("serving on http://127.0.0.1:"), (line, proc.stderr.read())
+        port = int(line.split("http://127.0.0.1:", 1)[1].split()[0])
+        address = ("127.0.0.1", port)
+        status, body = request(address, "POST", "/score",
+                               {"completions": [RIGHT], "integrands": ["x**2"]})
+        assert status == 200 and body["results"][0]["score"] == 1.0
+        workers = _workers_of(proc.pid)
+        assert len(workers) >= 2
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(HANG_GUARD_S) == 0
+        assert "stopped after" in proc.stdout.read()
+        assert _eventually(lambda: _gone(workers)), [p.pid for p in workers]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

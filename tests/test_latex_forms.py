@@ -313,8 +313,8 @@ def test_round_trip_of_a_long_sympy_answer():
     (r"x\sin x - \int \sin x\,dx", "echoed_integral"),
     ("\u222b x dx", "echoed_integral"),
     (r"(x+1)^{100000}", "exponent_too_large"),
-    (r"x^{1001}", "exponent_too_large"),
-    (r"x^{-5000}", "exponent_too_large"),
+    (r"x^{5001}", "exponent_too_large"),
+    (r"x^{-50000}", "exponent_too_large"),
     (r"2^{10^{6}}", "exponent_too_large"),
     (r"9^{9^{9}}", "exponent_too_large"),
     (r"e^{10^{10}}", "exponent_too_large"),
@@ -380,8 +380,8 @@ def test_too_long():
     assert info.value.reason == "too_long"
 
 
-def test_3000_nested_braces():
-    text = "{" * 3000 + "x" + "}" * 3000
+def test_5000_nested_braces():
+    text = "{" * 5000 + "x" + "}" * 5000
     with pytest.raises(ParseFailure) as info:
         parse_latex(text)
     assert info.value.reason == "too_long"

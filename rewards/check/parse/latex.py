@@ -67,35 +67,49 @@ from ..timebox import StepTimeout
 from .latex_canon import canonicalize_latex
 from .latex_functions import FN_PREFIX
 from .latex_scan import CMD_AT
-from .names import BY_CANONICAL_NAME, FUNCTIONS, MAX_EXPONENT, MAX_FACTORIAL_ARG
+from .names import (
+    BY_CANONICAL_NAME,
+    FUNCTIONS,
+    MAX_CONSTANT_EXPONENT,
+    MAX_EXPONENT,
+    MAX_FACTORIAL_ARG,
+    MAX_SYMBOLIC_EXPONENT,
+    MAX_TERMS,
+)
 
 __all__ = ["canonicalize_latex", "parse_latex", "warm_up", "MAX_CHARS", "MAX_DEPTH"]
 
-MAX_CHARS = 2000            # canonical text longer than this: "too_long"
+MAX_CHARS = 8000            # canonical text longer than this: "too_long" (an
+#                             extracted answer is at most 5,000 characters)
+MAX_CHUNK_CHARS = 2000      # text handed to the grammar in one call: "too_long"
+CHUNK_TERMS = 16            # a longer top-level sum is parsed in chunks of this many terms
 MAX_DEPTH = 20              # bracket nesting: "too_deep" (parser time grows steeply)
 MAX_SCRIPT_DEPTH = 4        # x^{x^{x^{x^{...}}}}: "too_deep"
-MAX_SCRIPT_GROUPS = 40      # braced ^{...} / _{...} groups: "too_deep"
-MAX_BARS = 40               # '|' characters: "too_deep"
+MAX_SCRIPT_GROUPS = 40      # braced ^{...} / _{...} groups per grammar call: "too_deep"
+MAX_BARS = 40               # '|' characters per grammar call: "too_deep"
 MAX_CONST_BITS = 12_000     # all exact constants together (bits): "number_too_large"
 #                             (str() of an int over 4300 digits raises ValueError)
 MAX_ROOT_BASE_BITS = 200    # constant base of a non-integer power (sqrt of a huge
 #                             integer makes SymPy hunt for perfect powers: seconds)
+MAX_DECIMAL_DIGITS = 100    # significant digits of a decimal literal: "number_too_large"
+MAX_COMPLEX_EXPONENT = 10   # power of a base holding i: (x+i)^{n} is expanded by
+#                             SymPy's assumption queries (cost ~n^3)
 
 _INTEGRAL = re.compile(r"\\(?:iiint|iint|int|oint|intop|smallint)(?![A-Za-z])|\u222b")
-_TEXT_EXPONENT = re.compile(r"\^ ?\{? ?[+-]? ?(\d+)")
 
 
 _SIGN_CHAIN = re.compile(r"[+-](?: ?[+-]){2,}")
 
 
-def _check_structure(text: str, max_depth: int) -> None:
+def _check_structure(text: str, max_depth: int, whole: bool = False) -> None:
     """Linear pre-parser scan for shapes the ANTLR parser is slow on.
 
     The grammar's prediction cost grows steeply with nesting (measured:
     ``{`` nested 20 deep at the top level takes ~50 s) and with nested
     superscripts (``x^{x^{...}}`` 12 deep: ~0.5 s each), so we bound bracket
-    depth, superscript nesting, the number of braced scripts and of ``|``,
-    and reject TeX's "double superscript" (``x^2^3``, ``x^{2}^{3}``).
+    depth, superscript nesting, the number of braced scripts and of ``|``
+    (per call of the grammar; ``whole=True`` scans the whole answer for the
+    rest), and reject TeX's "double superscript" (``x^2^3``, ``x^{2}^{3}``).
     """
     if _SIGN_CHAIN.search(text):
         raise ParseFailure("latex_error", "three or more signs in a row")
@@ -120,7 +134,7 @@ def _check_structure(text: str, max_depth: int) -> None:
                 _no_double_script(text, i + 1, kind)
         elif c == "|":
             bars += 1
-            if bars > MAX_BARS:
+            if bars > MAX_BARS and not whole:
                 raise ParseFailure("too_deep", f"more than {MAX_BARS} '|' bars")
         elif c in "^_":
             j = i + 1 + (1 if i + 1 < n and text[i + 1] == " " else 0)
@@ -130,7 +144,7 @@ def _check_structure(text: str, max_depth: int) -> None:
                 if script_depth > MAX_SCRIPT_DEPTH:
                     raise ParseFailure("too_deep", f"superscripts nested deeper than "
                                                    f"{MAX_SCRIPT_DEPTH}")
-                if script_groups > MAX_SCRIPT_GROUPS:
+                if script_groups > MAX_SCRIPT_GROUPS and not whole:
                     raise ParseFailure("too_deep", f"more than {MAX_SCRIPT_GROUPS} braced "
                                                    f"superscripts/subscripts")
                 stack.append(c)
@@ -154,13 +168,6 @@ def _no_double_script(text: str, after: int, kind: str) -> None:
     j = after + (1 if after < len(text) and text[after] == " " else 0)
     if j < len(text) and text[j] == kind:
         raise ParseFailure("latex_error", "double superscript or subscript")
-
-
-def _check_text_exponents(text: str) -> None:
-    for m in _TEXT_EXPONENT.finditer(text):
-        digits = m.group(1)
-        if len(digits) > 4 or int(digits) > MAX_EXPONENT:
-            raise ParseFailure("exponent_too_large", f"exponent {digits[:12]} in the text")
 
 
 _CONVERSION = None
@@ -225,14 +232,42 @@ def _const_abs(e: sp.Expr, bits: float, what: str) -> float:
     return mag
 
 
-def _inspect(e: sp.Basic, total: list[float]) -> float | None:
+class _Guard:
+    """What the tree walk needs to know: the variable, the exponent bound."""
+
+    def __init__(self, symbol: str, max_exponent: int) -> None:
+        self.symbol = symbol
+        self.max_exponent = max_exponent
+
+    def exponent_limit(self, base: sp.Basic) -> int:
+        """Largest |n| for base^n, base not constant: large for a function of
+        the variable alone (SymPy never expands (1-x)^{2015} by itself),
+        small when the base holds any other letter."""
+        names = {s.name for s in base.free_symbols if not _is_stand_in(s.name)}
+        if self.symbol != "e":
+            names.discard("e")
+        if names <= {self.symbol}:
+            return self.max_exponent
+        if names & {"i", "I"}:
+            return MAX_COMPLEX_EXPONENT
+        return MAX_SYMBOLIC_EXPONENT
+
+
+def _is_stand_in(name: str) -> bool:
+    return name.startswith(FN_PREFIX)
+
+
+def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> float | None:
     """Walk the unevaluated tree; return a size bound (bits) if constant.
 
     Raises on things that are not answers or that would explode when
     evaluated. Nothing here evaluates a subtree that was not bounded first.
     ``total[0]`` accumulates the sizes of all maximal constant subtrees:
     evaluation may multiply them together (``10^{999} \\cdot 10^{999} ...``).
+    A power of a number is bounded by the size of the number it makes; a
+    power of an expression in the variable by ``guard.exponent_limit``.
     """
+    guard = guard or _Guard("x", MAX_EXPONENT)
     if isinstance(e, sp.Integral):
         raise ParseFailure("echoed_integral", "answer contains an unevaluated integral")
     if isinstance(e, _NOT_ANSWERS):
@@ -248,22 +283,27 @@ def _inspect(e: sp.Basic, total: list[float]) -> float | None:
         if isinstance(e, sp.Symbol):
             return None
         return 2.0                      # pi, E, oo, I, ...
-    child = [_inspect(a, total) for a in e.args]
+    child = [_inspect(a, total, guard) for a in e.args]
     constant = all(c is not None for c in child)
     bits: float | None = None
     if isinstance(e, (sp.Pow, sp.exp)):
         if isinstance(e, sp.Pow):
-            base_bits, exp_node, exp_bits = child[0], e.args[1], child[1]
+            base, base_bits, exp_node, exp_bits = e.args[0], child[0], e.args[1], child[1]
         else:
-            base_bits, exp_node, exp_bits = 2.0, e.args[0], child[0]
-        power = None
+            base, base_bits, exp_node, exp_bits = sp.E, 2.0, e.args[0], child[0]
         if exp_bits is not None:
             power = _const_abs(exp_node, exp_bits, "exponent_too_large")
-            if power > MAX_EXPONENT:
-                raise ParseFailure("exponent_too_large", f"exponent {power:.4g}")
-            if (base_bits is not None and base_bits > MAX_ROOT_BASE_BITS
-                    and not exp_node.is_Integer):
-                raise ParseFailure("number_too_large", "non-integer power of a huge constant")
+            if base_bits is None:
+                limit = guard.exponent_limit(base)
+                if power > limit:
+                    raise ParseFailure("exponent_too_large",
+                                       f"exponent {power:.4g} of an expression (limit {limit})")
+            else:
+                if power > MAX_CONSTANT_EXPONENT:
+                    raise ParseFailure("exponent_too_large", f"exponent {power:.4g} of a "
+                                       f"constant (limit {MAX_CONSTANT_EXPONENT})")
+                if base_bits > MAX_ROOT_BASE_BITS and not exp_node.is_Integer:
+                    raise ParseFailure("number_too_large", "non-integer power of a huge constant")
         if constant:
             bits = (base_bits or 2.0) * max(1.0, power or 1.0) + 2.0
     elif isinstance(e, _BIG_ARG_FUNCS):
@@ -288,6 +328,152 @@ def _inspect(e: sp.Basic, total: list[float]) -> float | None:
     return bits
 
 
+def _is_constant_term(term: sp.Basic, symbol: str) -> bool:
+    """No letter in it but Euler's e (the stand-ins name functions)."""
+    names = {s.name for s in term.free_symbols if not _is_stand_in(s.name)}
+    if symbol != "e":
+        names.discard("e")
+    return not names
+
+
+def _inspect_terms(terms: list[sp.Basic], guard: _Guard, drop_huge_constants: bool,
+                   rules: list[str] | None) -> list[sp.Basic]:
+    """Inspect each top-level term; drop the additive constants too large
+    to evaluate when the answer has other terms in the variable (they
+    vanish under d/dx, so nothing is lost; a bare huge constant is
+    refused). Returns the terms kept."""
+    total = [0.0]
+    kept: list[sp.Basic] = []
+    dropped = 0
+    failure: ParseFailure | None = None
+    for term in terms:
+        if drop_huge_constants and _is_constant_term(term, guard.symbol):
+            scratch = [total[0]]
+            try:
+                bits = _inspect(term, scratch, guard)
+            except ParseFailure as exc:
+                if exc.reason not in ("number_too_large", "exponent_too_large"):
+                    raise
+                dropped += 1
+                failure = failure or exc
+                continue
+            total[0] = scratch[0] + (bits or 0.0)
+            if total[0] > MAX_CONST_BITS:
+                raise ParseFailure("number_too_large", "the constants are too large together")
+        else:
+            bits = _inspect(term, total, guard)
+            if bits is not None:
+                total[0] += bits
+                if total[0] > MAX_CONST_BITS:
+                    raise ParseFailure("number_too_large",
+                                       "the constants are too large together")
+        kept.append(term)
+    if dropped:
+        if not any(not _is_constant_term(t, guard.symbol) for t in kept):
+            assert failure is not None
+            raise failure
+        if rules is not None:
+            rules.append("huge_constant_dropped")
+    return kept
+
+
+# --- long sums: split at top-level + and - ---------------------------------
+
+_OPERAND_END = frozenset(")}]|!'.")
+
+
+def split_terms(text: str) -> list[str]:
+    r"""The top-level terms of a sum, each with its sign, in one linear pass.
+
+    A ``+`` or ``-`` splits only outside every bracket and ``|...|`` (an even
+    number of bars before it at bracket depth 0: inside an absolute value the
+    count is odd whatever is nested in it) and only after an operand (a
+    letter or digit that ends no command name, a closing bracket or bar,
+    ``!``, ``'``): ``x^-1``, ``\cdot -x``, ``(-x)`` do not split. Not
+    splitting is always safe (the chunk is just longer).
+
+    >>> split_terms(r"x^{2} - \frac{1}{2}|x - 1| + 3")
+    ['x^{2} ', '- \\frac{1}{2}|x - 1| ', '+ 3']
+    """
+    starts = [0]
+    depth = bars = 0
+    last = ""                       # the kind of the last non-space token
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            m = CMD_AT.match(text, i)
+            if m:
+                last = "cmd"
+                i = m.end()
+            else:
+                last = "sym"
+                i += 2
+            continue
+        if c in "({[":
+            depth += 1
+            last = "open"
+        elif c in ")}]":
+            depth = max(0, depth - 1)
+            last = "operand"
+        elif c == "|":
+            if depth == 0:
+                bars += 1
+            last = "operand" if depth or bars % 2 == 0 else "open"
+        elif c in "+-":
+            if depth == 0 and bars % 2 == 0 and last == "operand":
+                starts.append(i)
+            last = "op"
+        elif c.isalnum() or c in _OPERAND_END:
+            last = "operand"
+        elif c != " ":
+            last = "op"
+        i += 1
+    starts.append(n)
+    return [text[a:b] for a, b in zip(starts, starts[1:], strict=False)
+            if text[a:b].strip()]
+
+
+def _chunks(text: str) -> list[str]:
+    """The text in pieces of at most CHUNK_TERMS top-level terms."""
+    terms = split_terms(text)
+    if len(terms) > MAX_TERMS:
+        raise ParseFailure("too_long", f"{len(terms)} terms (limit {MAX_TERMS})")
+    if len(terms) <= CHUNK_TERMS:
+        return [text]
+    out = []
+    for k in range(0, len(terms), CHUNK_TERMS):
+        chunk = "".join(terms[k:k + CHUNK_TERMS]).strip()
+        out.append(chunk[1:].lstrip() if chunk.startswith("+") else chunk)
+    return out
+
+
+def _top_terms(raw: sp.Basic) -> list[sp.Basic]:
+    """Terms of an unevaluated (possibly nested) Add, left to right."""
+    out: list[sp.Basic] = []
+    stack = [raw]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, sp.Add):
+            stack.extend(reversed(node.args))
+        else:
+            out.append(node)
+    return out
+
+
+def _exact_decimal(f: sp.Float) -> sp.Rational:
+    """The exact number a decimal literal names: the grammar makes ``2.2`` a
+    Float with at least as many digits as the literal, so printing it at its
+    own precision gives the literal back (the SymPy-text parser reads
+    decimals exactly too, so ``2.2`` means 11/5 in the integrand and in the
+    answer alike)."""
+    digits = str(f)
+    mantissa = digits.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+    if len(mantissa.rstrip("0")) > MAX_DECIMAL_DIGITS:
+        raise ParseFailure("number_too_large", "decimal literal with too many digits")
+    return sp.Rational(digits)
+
+
 def _undef_name(f: AppliedUndef) -> str:
     name = f.func.__name__
     m = re.fullmatch(r"\\?(?:text|mathrm|operatorname|mathit|textrm)?\{?([A-Za-z]+)\}?", name)
@@ -303,6 +489,8 @@ def _rebuild(e: sp.Basic, symbol: str) -> sp.Basic:
             return e
         if e is sp.I:
             return sp.Symbol("I")      # like i: a letter, not the imaginary unit
+        if e.is_Float:
+            return _exact_decimal(e)
         return e
     if isinstance(e, sp.UnevaluatedExpr):
         return _rebuild(e.args[0], symbol)
@@ -329,12 +517,22 @@ def _rebuild(e: sp.Basic, symbol: str) -> sp.Basic:
 
 
 def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS,
-                max_depth: int = MAX_DEPTH) -> sp.Expr:
+                max_depth: int = MAX_DEPTH, max_exponent: int = MAX_EXPONENT,
+                answer: bool = True, rules: list[str] | None = None) -> sp.Expr:
     r"""Parse canonical LaTeX (from :func:`canonicalize_latex`) to a SymPy Expr.
 
     Raises :class:`ParseFailure` with reason ``empty``, ``too_long``,
     ``too_deep``, ``echoed_integral``, ``exponent_too_large``,
     ``number_too_large``, ``not_an_expression`` or ``latex_error``.
+
+    The cost is bounded by the text (``max_chars``, at most ``MAX_TERMS``
+    top-level terms, ``MAX_CHUNK_CHARS`` per call of the grammar), not by how
+    long a sum is: a sum of more than ``CHUNK_TERMS`` terms is parsed in
+    chunks of that many terms (the grammar builds a sum as a left-nested
+    tree, whose depth would otherwise grow with the number of terms).
+    ``answer=False`` (integrands) keeps every term; for answers, an additive
+    constant too large to evaluate is dropped (rule ``huge_constant_dropped``
+    appended to ``rules``).
 
     >>> parse_latex(canonicalize_latex(r"\frac{x^3}{3} + \ln|x| + C", []))
     x**3/3 + log(Abs(x))
@@ -346,26 +544,25 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS
         raise ParseFailure("empty", "nothing to parse")
     if len(text) > max_chars:
         raise ParseFailure("too_long", f"{len(text)} characters (limit {max_chars})")
-    _check_structure(text, max_depth)
+    _check_structure(text, max_depth, whole=True)
     if _INTEGRAL.search(text):
         raise ParseFailure("echoed_integral", "the answer still contains an integral sign")
-    _check_text_exponents(text)
+    chunks = _chunks(text)
+    raw_terms: list[sp.Basic] = []
+    for chunk in chunks:
+        if len(chunk) > MAX_CHUNK_CHARS:
+            raise ParseFailure("too_long", f"{len(chunk)} characters in one term group "
+                                           f"(limit {MAX_CHUNK_CHARS})")
+        _check_structure(chunk, max_depth)
+        raw = _parse_chunk(chunk)
+        raw_terms.extend(_top_terms(raw) if len(chunks) > 1 or isinstance(raw, sp.Add)
+                         else [raw])
+    if len(chunks) > 1 and rules is not None:
+        rules.append("long_sum_chunks")
+    guard = _Guard(symbol, max_exponent)
     try:
-        raw = _call_parser(text)
-    except StepTimeout:
-        raise
-    except RecursionError:
-        raise ParseFailure("latex_error", "parser recursion limit") from None
-    except Exception as exc:  # noqa: BLE001 - the library raises bare Exception
-        message = str(exc).split("\n")[0][:200] or type(exc).__name__
-        raise ParseFailure("latex_error", message) from None
-    if raw is None:
-        raise ParseFailure("latex_error", "parser returned nothing")
-    if not isinstance(raw, sp.Expr) or isinstance(raw, sp.MatrixExpr):
-        raise ParseFailure("not_an_expression", f"parsed to a {type(raw).__name__}")
-    try:
-        _inspect(raw, [0.0])
-        expr = _rebuild(raw, symbol)
+        kept = _inspect_terms(raw_terms, guard, answer, rules)
+        expr = sp.Add(*[_rebuild(t, symbol) for t in kept])
     except (ParseFailure, StepTimeout):
         raise
     except RecursionError:
@@ -377,6 +574,78 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS
     if expr.has(sp.Integral):
         raise ParseFailure("echoed_integral", "answer contains an unevaluated integral")
     return expr
+
+
+_POWER_BASE = re.compile(r"([A-DF-Za-df-z]) ?\^")     # not e (e^{u} is \exp{u} already)
+_BARE_BEFORE = frozenset("({[+-=,*/")
+_PRODUCT_BEFORE = frozenset("0123456789)")
+
+
+def grammar_friendly(text: str) -> str:
+    r"""``x^{12}`` -> ``(x)^{12}``: the same power, several times cheaper to parse.
+
+    A letter with a superscript makes the grammar's prediction consider
+    every reading of a letter (a subscripted symbol, a function name, ...):
+    8 terms ``x^{12}`` cost 73 ms of parsing, ``(x)^{12}`` 11 ms;
+    ``x^{rac32}`` 150 ms against 17 ms. Only a lone letter is wrapped, and
+    only where the grouping cannot change what it applies to: at the start,
+    after an opening bracket, an operator, ``\cdot``/``	imes``, or (with an
+    explicit ``\cdot``) after a digit or ``)``. Not after a command (``\sin
+    x^2`` is sin(x^2)), a letter, a ``}`` (``\log_{2}x^2``) or a script.
+    This runs on the text handed to the grammar only; the canonical text
+    shown in traces is unchanged.
+
+    >>> grammar_friendly(r"\frac{2 x^{3}}{3} + x^2 - \sin x^2")
+    '\\frac{2 \\cdot (x)^{3}}{3} + (x)^2 - \\sin x^2'
+    """
+    if "^" not in text:
+        return text
+    out, pos = [], 0
+    for m in _POWER_BASE.finditer(text):
+        k = m.start()
+        j = k - 1
+        while j >= 0 and text[j] == " ":
+            j -= 1
+        before = text[j] if j >= 0 else ""
+        if before.isalpha():
+            # the end of a command (\cdot, 	imes: a product) or of a run of letters
+            c = j
+            while c >= 0 and text[c].isalpha():
+                c -= 1
+            if c < 0 or text[c] != "\\" or text[c + 1:j + 1] not in ("cdot", "times"):
+                continue
+            prefix = ""
+        elif before == "" or before in _BARE_BEFORE:
+            prefix = ""
+        elif before in _PRODUCT_BEFORE:
+            prefix = r"\cdot "
+        else:
+            continue
+        out.append(text[pos:k])
+        out.append(f"{prefix}({m.group(1)})^")
+        pos = m.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _parse_chunk(text: str) -> sp.Expr:
+    """One call of the grammar, every failure a ParseFailure."""
+    try:
+        raw = _call_parser(grammar_friendly(text))
+    except StepTimeout:
+        raise
+    except RecursionError:
+        raise ParseFailure("latex_error", "parser recursion limit") from None
+    except Exception as exc:  # noqa: BLE001 - the library raises bare Exception
+        message = str(exc).split("\n")[0][:200] or type(exc).__name__
+        raise ParseFailure("latex_error", message) from None
+    if raw is None:
+        raise ParseFailure("latex_error", "parser returned nothing")
+    if not isinstance(raw, sp.Expr) or isinstance(raw, sp.MatrixExpr):
+        raise ParseFailure("not_an_expression", f"parsed to a {type(raw).__name__}")
+    return raw
 
 
 _WARM_UP_FORMS = (

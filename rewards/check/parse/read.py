@@ -18,11 +18,13 @@ from ..errors import ParseFailure
 from ..result import StageRecord, ms_since, show
 from .latex import canonicalize_latex, parse_latex
 from .latex_special import build_call, lift_special_calls
+from .names import MAX_INTEGRAND_EXPONENT
 from .sympy_text import parse_sympy_text
 
 # Integrands come from datasets, not from the policy, but they go through the
 # same safe parser with roomier limits.
-_INTEGRAND_LIMITS = {"max_chars": 20_000, "max_depth": 200, "max_nodes": 20_000}
+_INTEGRAND_LIMITS = {"max_chars": 20_000, "max_depth": 200, "max_nodes": 20_000,
+                     "max_exponent": MAX_INTEGRAND_EXPONENT, "answer": False}
 
 # Refusals of the safe SymPy-syntax parser that are final in auto mode: the
 # text IS Python syntax, refused for what it contains. Anything else (a
@@ -92,20 +94,25 @@ def _imaginary_unit(expr: sp.Expr, symbol: str, rules: list[str]) -> sp.Expr:
     return expr.xreplace({s: sp.I for s in unit})
 
 
-def parse_latex_text(text: str, symbol: str, rules: list[str],
-                     depth: int = 0) -> tuple[sp.Expr, str]:
+def parse_latex_text(text: str, symbol: str, rules: list[str], depth: int = 0,
+                     answer: bool = True) -> tuple[sp.Expr, str]:
     """Canonicalize and parse LaTeX, with special-function calls (elliptic,
-    hypergeometric) lifted out and their arguments parsed recursively."""
+    hypergeometric) lifted out and their arguments parsed recursively.
+
+    ``answer=False`` reads a dataset's integrand: roomier exponent limit,
+    every term kept."""
     lifted, calls = lift_special_calls(text)
     canonical = canonicalize_latex(lifted, rules, symbol)
-    expr = _imaginary_unit(parse_latex(canonical, symbol), symbol, rules)
+    limits = {} if answer else {"max_exponent": MAX_INTEGRAND_EXPONENT}
+    expr = _imaginary_unit(parse_latex(canonical, symbol, answer=answer and depth == 0,
+                                       rules=rules, **limits), symbol, rules)
     if calls:
         if depth >= 3:
             raise ParseFailure("too_deep", "special function calls nested too deep")
         rules.append("special_function_call")
 
         def parse_argument(argument: str) -> sp.Expr:
-            return parse_latex_text(argument, symbol, [], depth + 1)[0]
+            return parse_latex_text(argument, symbol, [], depth + 1, answer)[0]
 
         expr = expr.xreplace({sp.Symbol(c.placeholder): build_call(c, parse_argument)
                               for c in calls})
@@ -116,5 +123,5 @@ def parse_latex_text(text: str, symbol: str, rules: list[str],
 def parse_integrand(text: str, kind: str, symbol: str) -> sp.Expr:
     """An integrand from a dataset (cached: GRPO sends each one 8+ times)."""
     if kind == "latex":
-        return parse_latex_text(text, symbol, [])[0]
+        return parse_latex_text(text, symbol, [], answer=False)[0]
     return parse_sympy_text(text, symbol, **_INTEGRAND_LIMITS)

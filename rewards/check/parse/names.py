@@ -70,6 +70,18 @@ FUNCTIONS: dict[str, type[sp.Function]] = {
 # Canonical name -> function, for rebuilding the LaTeX parser's stand-ins.
 BY_CANONICAL_NAME: dict[str, type[sp.Function]] = {f.__name__: f for f in FUNCTIONS.values()}
 
+# --- Unicode superscripts, read by both parsers ------------------------------
+SUPERSCRIPTS = {"\u2070": "0", "\u00b9": "1", "\u00b2": "2", "\u00b3": "3", "\u2074": "4",
+                "\u2075": "5", "\u2076": "6", "\u2077": "7", "\u2078": "8", "\u2079": "9",
+                "\u207b": "-", "\u207a": "+", "\u02e3": "x", "\u207f": "n"}
+SUPERSCRIPT_RUN = re.compile("[" + "".join(SUPERSCRIPTS) + "]+")
+
+
+def superscript_text(run: str) -> str:
+    """``'\u207b\u00b9'`` -> ``'-1'``."""
+    return "".join(SUPERSCRIPTS[c] for c in run)
+
+
 # --- the integration variable ---------------------------------------------
 _VARIABLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,15}\Z")
 

@@ -17,8 +17,9 @@ import sympy as sp
 from ..errors import ParseFailure
 from ..result import StageRecord, ms_since, show
 from .latex import canonicalize_latex, parse_latex
+from .latex_cases import build_piecewise, lift_cases
 from .latex_special import build_call, lift_special_calls
-from .names import MAX_INTEGRAND_EXPONENT
+from .names import MAX_INTEGRAND_EXPONENT, is_constant_name
 from .sympy_text import parse_sympy_text
 
 # Integrands come from datasets, not from the policy, but they go through the
@@ -43,11 +44,44 @@ def looks_like_sympy_syntax(text: str) -> bool:
     return "\\" not in text and "{" not in text
 
 
+def juxtaposed_letters(expr: sp.Expr, symbol: str, context: frozenset[str]) -> list[str]:
+    """Names in a SymPy-syntax reading that are letters written together.
+
+    ``xe^x - e^x + C`` has no backslash or brace, so it is read as SymPy
+    syntax first, where ``xe`` is one (stray) symbol. A name is letters
+    written together when it has two or more letters, each of them the
+    variable (one letter), ``e`` or a one-letter name of the integrand, and
+    it is not itself an integration-constant name or a name the integrand
+    uses. Returns those names, or ``[]`` when some multi-letter name of the
+    answer is one the integrand uses (then every name keeps its reading).
+
+    >>> x, xe, ax = sp.symbols("x xe ax")
+    >>> juxtaposed_letters(xe * sp.exp(x), "x", frozenset()), juxtaposed_letters(ax, "x", frozenset({"a"}))
+    (['xe'], ['ax'])
+    >>> juxtaposed_letters(xe, "x", frozenset({"xe"})), juxtaposed_letters(sp.Symbol("yx"), "x", frozenset())
+    ([], [])
+    """
+    letters = {"e"} | {n for n in context if len(n) == 1}
+    if len(symbol) == 1:
+        letters.add(symbol)
+    names = [s.name for s in expr.free_symbols if len(s.name) > 1 and s.name != symbol]
+    if any(n in context for n in names):
+        return []
+    return sorted(n for n in names if n.isalpha() and not is_constant_name(n)
+                  and all(ch in letters for ch in n))
+
+
 def parse_answer(text: str, syntax: str, symbol: str, stages: list[StageRecord],
-                 role: str = "candidate") -> sp.Expr:
+                 role: str = "candidate", context: frozenset[str] = frozenset()) -> sp.Expr:
     """Parse ``text`` as ``syntax`` (auto | latex | sympy), appending a
     ``<role>_parse`` stage; raises :class:`ParseFailure` with the first
-    parser's reason when no reading works."""
+    parser's reason when no reading works.
+
+    ``context`` holds the names the integrand uses. In ``auto`` mode a
+    SymPy-syntax reading with letters written together
+    (:func:`juxtaposed_letters`: ``xe^x``) is read again as LaTeX, where
+    letters written together are a product (rule ``juxtaposed_letters``);
+    if that reading fails, the SymPy one stands."""
     start = time.perf_counter()
     rules: list[str] = []
     data: dict[str, Any] = {"in": text}
@@ -57,7 +91,20 @@ def parse_answer(text: str, syntax: str, symbol: str, stages: list[StageRecord],
     for parser in order:
         try:
             if parser == "sympy":
-                expr = parse_sympy_text(text, symbol)
+                notes: list[str] = []
+                expr = parse_sympy_text(text, symbol, notes=notes)
+                rules.extend(notes)
+                joined = juxtaposed_letters(expr, symbol, context) if syntax == "auto" else []
+                if joined:
+                    try:
+                        latex_rules: list[str] = []
+                        expr, data["canonical"] = parse_latex_text(text, symbol, latex_rules)
+                    except ParseFailure as exc:
+                        data["juxtaposed_latex_failed"] = exc.reason
+                    else:
+                        parser = "latex"
+                        rules[:] = ["juxtaposed_letters", *latex_rules]
+                        data["juxtaposed"] = joined
             else:
                 expr, data["canonical"] = parse_latex_text(text, symbol, rules)
         except ParseFailure as exc:
@@ -96,26 +143,35 @@ def _imaginary_unit(expr: sp.Expr, symbol: str, rules: list[str]) -> sp.Expr:
 
 def parse_latex_text(text: str, symbol: str, rules: list[str], depth: int = 0,
                      answer: bool = True) -> tuple[sp.Expr, str]:
-    """Canonicalize and parse LaTeX, with special-function calls (elliptic,
-    hypergeometric) lifted out and their arguments parsed recursively.
+    """Canonicalize and parse LaTeX, with ``cases`` environments and
+    special-function calls (elliptic, hypergeometric, incomplete gamma)
+    lifted out and their parts parsed recursively.
 
     ``answer=False`` reads a dataset's integrand: roomier exponent limit,
     every term kept."""
-    lifted, calls = lift_special_calls(text)
+    lifted, cases = lift_cases(text)
+    lifted, calls = lift_special_calls(lifted)
     canonical = canonicalize_latex(lifted, rules, symbol)
     limits = {} if answer else {"max_exponent": MAX_INTEGRAND_EXPONENT}
     expr = _imaginary_unit(parse_latex(canonical, symbol, answer=answer and depth == 0,
                                        rules=rules, **limits), symbol, rules)
-    if calls:
+    if calls or cases:
         if depth >= 3:
             raise ParseFailure("too_deep", "special function calls nested too deep")
-        rules.append("special_function_call")
 
         def parse_argument(argument: str) -> sp.Expr:
             return parse_latex_text(argument, symbol, [], depth + 1, answer)[0]
 
-        expr = expr.xreplace({sp.Symbol(c.placeholder): build_call(c, parse_argument)
-                              for c in calls})
+        mapping = {}
+        if calls:
+            rules.append("special_function_call")
+            mapping.update({sp.Symbol(c.placeholder): build_call(c, parse_argument)
+                            for c in calls})
+        if cases:
+            rules.append("cases_piecewise")
+            mapping.update({sp.Symbol(c.placeholder): build_piecewise(c, parse_argument, symbol)
+                            for c in cases})
+        expr = expr.xreplace(mapping)
     return expr, canonical
 
 

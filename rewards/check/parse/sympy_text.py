@@ -72,7 +72,9 @@ from .names import (
     MAX_EXPONENT_COEFFICIENT,
     MAX_FACTORIAL_ARG,
     MAX_SYMBOLIC_EXPONENT,
+    SUPERSCRIPT_RUN,
     is_constant_name,
+    superscript_text,
     valid_variable_name,
 )
 
@@ -212,7 +214,22 @@ _UNICODE_MAP = str.maketrans({
     "\u00b7": "*",      # middle dot
     "\u22c5": "*",      # dot operator
     "\u00a0": " ",      # no-break space
+    "\u00f7": "/",      # division sign
 })
+# Unicode roots and superscripts: \u221a(x+1) and \u221ax are sqrt(...), \u221b cbrt;
+# x\u00b2 is x**(2), x\u207b\u00b9 is x**(-1) (a run of superscripts at a time).
+_ROOTS = {"\u221a": "sqrt", "\u221b": "cbrt"}
+_ROOT_ARG = re.compile(r"([\u221a\u221b])\s*(\(|[A-Za-z_]\w*|\d+(?:\.\d+)?)")
+
+
+def _unicode_math(text: str) -> str:
+    text = SUPERSCRIPT_RUN.sub(lambda m: "**(" + superscript_text(m.group(0)) + ")", text)
+
+    def root(m: re.Match[str]) -> str:
+        name = _ROOTS[m.group(1)]
+        return f"{name}(" if m.group(2) == "(" else f"{name}({m.group(2)})"
+
+    return _ROOT_ARG.sub(root, text)
 
 # Exceptions that belong to the caller (signal-driven time limits), never
 # converted into a ParseFailure.
@@ -586,6 +603,7 @@ class _Builder:
         structure is refused before SymPy sees any of it."""
         stack: list[tuple[ast.expr, int, bool]] = [(root, 1, False)]
         count = 0
+        bars = False
         while stack:
             node, depth, condition = stack.pop()
             count += 1
@@ -606,6 +624,13 @@ class _Builder:
                 if not isinstance(node.op, (ast.UAdd, ast.USub)):
                     raise _fail_syntax(node, type(node.op).__name__)
                 stack.append((node.operand, depth + 1, False))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+                # |x| is LaTeX's absolute value, not Python's "or": once the
+                # whole tree passed every other check, a syntax error (so the
+                # auto mode reads the text as LaTeX), never a content refusal.
+                bars = True
+                stack.append((node.left, depth + 1, False))
+                stack.append((node.right, depth + 1, False))
             elif isinstance(node, ast.BinOp):
                 family = _FAMILY.get(type(node.op))
                 if family is None:
@@ -636,6 +661,8 @@ class _Builder:
                 raise ParseFailure("forbidden_string", "f-strings are not allowed")
             else:
                 raise _fail_syntax(node)
+        if bars:
+            raise ParseFailure("syntax_error", "'|' bars are LaTeX's absolute value, not Python")
 
     @staticmethod
     def _piecewise_children(node: ast.Call,
@@ -773,7 +800,7 @@ class _Builder:
             if side.has(sympy.I):
                 raise ParseFailure("bad_condition", "a Piecewise condition compares reals")
         relations = [_RELATIONS[type(op)](a, b)
-                     for op, a, b in zip(node.ops, sides, sides[1:], strict=True)]
+                     for op, a, b in zip(node.ops, sides[:-1], sides[1:], strict=True)]
         return sympy.And(*relations)
 
     def build(self, node: ast.expr) -> sympy.Expr:
@@ -997,9 +1024,10 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 5000,
     for ch in text:
         if (ch < " " and ch not in "\t\n\r") or ch == "\x7f":
             raise ParseFailure("bad_character", f"control character {ch!r}")
-    text = text.translate(_UNICODE_MAP)
+    text = _unicode_math(text.translate(_UNICODE_MAP))
     if not text.isascii():
-        raise ParseFailure("non_ascii", "only ASCII math is accepted (plus π, −, ×, ·)")
+        raise ParseFailure("non_ascii", "only ASCII math is accepted (plus π, −, ×, ·, ÷, "
+                                        "√, ∛ and superscripts)")
     if "__" in text:
         raise ParseFailure("forbidden_name", "names containing '__' are not allowed")
     if "#" in text or "\\" in text:

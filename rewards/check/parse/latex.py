@@ -336,6 +336,18 @@ def _is_constant_term(term: sp.Basic, symbol: str) -> bool:
     return not names
 
 
+def _droppable(term: sp.Basic, symbol: str) -> bool:
+    """A constant term that may be too large because of what evaluating it
+    makes (a power or exp of readable numbers), not because a literal in it
+    is too large to read (a 5000-digit number is refused)."""
+    if not _is_constant_term(term, symbol) or not term.has(sp.Pow, sp.exp):
+        return False
+    for atom in term.atoms(sp.Number):
+        if _number_bits(atom) > MAX_CONST_BITS:
+            return False
+    return True
+
+
 def _inspect_terms(terms: list[sp.Basic], guard: _Guard, drop_huge_constants: bool,
                    rules: list[str] | None) -> list[sp.Basic]:
     """Inspect each top-level term; drop the additive constants too large
@@ -347,7 +359,7 @@ def _inspect_terms(terms: list[sp.Basic], guard: _Guard, drop_huge_constants: bo
     dropped = 0
     failure: ParseFailure | None = None
     for term in terms:
-        if drop_huge_constants and _is_constant_term(term, guard.symbol):
+        if drop_huge_constants and _droppable(term, guard.symbol):
             scratch = [total[0]]
             try:
                 bits = _inspect(term, scratch, guard)
@@ -461,17 +473,38 @@ def _top_terms(raw: sp.Basic) -> list[sp.Basic]:
     return out
 
 
-def _exact_decimal(f: sp.Float) -> sp.Rational:
-    """The exact number a decimal literal names: the grammar makes ``2.2`` a
-    Float with at least as many digits as the literal, so printing it at its
-    own precision gives the literal back (the SymPy-text parser reads
-    decimals exactly too, so ``2.2`` means 11/5 in the integrand and in the
-    answer alike)."""
-    digits = str(f)
-    mantissa = digits.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
-    if len(mantissa.rstrip("0")) > MAX_DECIMAL_DIGITS:
-        raise ParseFailure("number_too_large", "decimal literal with too many digits")
-    return sp.Rational(digits)
+_DECIMAL = re.compile(r"\d*\.\d+|\d+\.")
+
+
+def exact_decimals(expr: sp.Expr, text: str) -> sp.Expr:
+    r"""Decimal literals as the exact numbers they name.
+
+    The grammar makes ``2.2`` a binary Float; the SymPy-text parser reads it
+    as 11/5. So that a decimal means the same number in the integrand and
+    in the answer, whatever their syntax (``\ln|x + 2.2|`` for
+    ``1/(x + 2.2)``), every Float of the parse that equals a decimal literal
+    of the text becomes that literal's exact value. A Float the grammar
+    computed (``e^{0.5}`` inside an exponent) matches no literal and stays.
+
+    >>> exact_decimals(sp.Float("2.2") * sp.Symbol("x"), "2.2x")
+    11*x/5
+    """
+    floats = expr.atoms(sp.Float)
+    if not floats:
+        return expr
+    literals: list[tuple[sp.Float, sp.Rational]] = []
+    for m in _DECIMAL.finditer(text):
+        digits = m.group(0).replace(".", "").lstrip("0")
+        if len(digits) > MAX_DECIMAL_DIGITS:
+            raise ParseFailure("number_too_large", "decimal literal with too many digits")
+        literals.append((sp.Float(m.group(0)), sp.Rational(m.group(0))))
+    mapping = {}
+    for f in floats:
+        for value, exact in literals:
+            if f == value:
+                mapping[f] = exact
+                break
+    return expr.xreplace(mapping) if mapping else expr
 
 
 def _undef_name(f: AppliedUndef) -> str:
@@ -489,8 +522,6 @@ def _rebuild(e: sp.Basic, symbol: str) -> sp.Basic:
             return e
         if e is sp.I:
             return sp.Symbol("I")      # like i: a letter, not the imaginary unit
-        if e.is_Float:
-            return _exact_decimal(e)
         return e
     if isinstance(e, sp.UnevaluatedExpr):
         return _rebuild(e.args[0], symbol)
@@ -562,7 +593,7 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS
     guard = _Guard(symbol, max_exponent)
     try:
         kept = _inspect_terms(raw_terms, guard, answer, rules)
-        expr = sp.Add(*[_rebuild(t, symbol) for t in kept])
+        expr = exact_decimals(sp.Add(*[_rebuild(t, symbol) for t in kept]), text)
     except (ParseFailure, StepTimeout):
         raise
     except RecursionError:

@@ -755,7 +755,7 @@ class _Builder:
                 value = self.build(operand)
             except ParseFailure as exc:
                 if (exc.reason not in ("number_too_large", "exponent_too_large")
-                        or not self._constant_node(operand)):
+                        or not self._droppable(operand)):
                     raise
                 failure = failure or exc
                 continue
@@ -766,6 +766,24 @@ class _Builder:
             if self.notes is not None:
                 self.notes.append("huge_constant_dropped")
         return self.add(terms)
+
+    def _droppable(self, node: ast.expr) -> bool:
+        """A constant term that is too large because of what evaluating it
+        makes (a power, exp of small literals), not because a literal in it
+        is itself too large to read (``1e999999999``: refused)."""
+        if not self._constant_node(node):
+            return False
+        powered = False
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) or (isinstance(sub, ast.BinOp)
+                                             and isinstance(sub.op, ast.Pow)):
+                powered = True
+            elif isinstance(sub, ast.Constant):
+                try:
+                    self.number(sub)
+                except ParseFailure:
+                    return False
+        return powered
 
     def _constant_node(self, node: ast.expr) -> bool:
         """No name in the subtree but pi, E, e, I (and no call of a name

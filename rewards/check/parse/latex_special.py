@@ -93,6 +93,11 @@ def _arguments(kind: str, inner: str, middles: list[int], offset: int) -> tuple[
         after = _TOKEN.sub("", inner[cut:], count=1).strip()
     else:
         before, after = inner, None
+    if kind in ("hyper", "F") and after is None:
+        # {}_2F_1(a, b; c; z) and F(a, b; c; z): the textbook notation
+        parts = _split_top(before, ";")
+        if len(parts) == 3 and all(parts):
+            return "hyper", parts
     if kind == "hyper":
         matrix = re.fullmatch(r"\s*\\begin\{matrix\}(.*)\\\\(.*)\\end\{matrix\}\s*", before,
                               re.S)
@@ -166,6 +171,15 @@ def _lift_gamma(text: str, calls: list[SpecialCall]) -> str:
     return "".join(out)
 
 
+def _semicolons(text: str, start: int) -> bool:
+    """Whether the ``\\left(`` call starting at ``start`` reads ``(a, b; c; z)``."""
+    try:
+        end, middles = _close(text, start)
+    except ParseFailure:
+        return False
+    return not middles and len(_split_top(text[start:end], ";")) == 3
+
+
 def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
     """Replace each special-function call by a placeholder symbol."""
     calls: list[SpecialCall] = []
@@ -176,9 +190,10 @@ def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
         if m is None:
             break
         kind = "hyper" if m.group("hyper") else m.group("ell")
-        if kind == "F" and "\\middle" not in text[m.end():]:
+        if kind == "F" and "\\middle" not in text[m.end():] and not _semicolons(text, m.end()):
             # F\left(x\right) is how a model writes "F(x) = ...", not an
-            # elliptic integral (which always has a \middle| in sympy.latex).
+            # elliptic integral (which always has a \middle| in sympy.latex)
+            # nor a hypergeometric F(a, b; c; z).
             pos = m.end()
             continue
         if len(calls) >= MAX_CALLS:

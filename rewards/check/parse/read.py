@@ -34,7 +34,7 @@ _FINAL_SYMPY_REASONS = frozenset({
     "forbidden_name", "forbidden_syntax", "forbidden_attribute", "forbidden_string",
     "forbidden_keyword_arg", "bad_constant", "number_too_large", "exponent_too_large",
     "too_deep", "too_many_nodes", "too_long", "non_finite", "slow_constant", "math_error",
-    "resource_error", "echoed_integral",
+    "resource_error", "echoed_integral", "bad_condition",
 })
 
 

@@ -185,6 +185,27 @@ def test_form_parses_to_expected_value(text, expected):
     assert_numerically_equal(parse(text), expected)
 
 
+@pytest.mark.parametrize(("text", "expected"), FORMS_X, ids=[f[0] for f in FORMS_X])
+def test_grammar_friendly_text_and_plain_path_read_the_same(text, expected, monkeypatch):
+    # The two speed-ups (the grammar-friendly rewrite and the plain-expression
+    # path) change how fast a form is read, never what it means.
+    monkeypatch.setattr(latex_module, "to_python", lambda *_: None)
+    monkeypatch.setattr(latex_module, "grammar_friendly", lambda t: t)
+    assert_numerically_equal(parse(text), expected)
+
+
+def test_plain_expression_path_is_taken_for_plain_answers():
+    def rules_of(text: str) -> list[str]:
+        rules: list[str] = []
+        parse_latex(canonicalize_latex(text, []), "x", rules=rules)
+        return rules
+
+    assert "plain_expression" in rules_of(r"\frac{x^{3}}{3} + 2\sin x - \sqrt{x}")
+    # a subscripted symbol, a factorial: the grammar reads them
+    assert "plain_expression" not in rules_of(r"x_1 + x")
+    assert "plain_expression" not in rules_of(r"x! + x")
+
+
 def test_there_are_plenty_of_forms():
     assert len(FORMS_X) >= 60
 
@@ -400,6 +421,8 @@ def test_not_an_expression_for_non_str():
 
 
 def test_library_errors_become_latex_error(monkeypatch):
+    monkeypatch.setattr(latex_module, "to_python", lambda *_: None)   # the grammar's path
+
     def boom(_text):
         raise RecursionError("deep")
 
@@ -418,6 +441,8 @@ def test_library_errors_become_latex_error(monkeypatch):
 
 
 def test_step_timeout_is_not_swallowed(monkeypatch):
+    monkeypatch.setattr(latex_module, "to_python", lambda *_: None)   # the grammar's path
+
     def slow(_text):
         raise StepTimeout("time limit")
 

@@ -322,15 +322,18 @@ def _rule_implicit_product(t: str) -> str:
 _EXP_CARET = re.compile(r"e ?\^")
 
 
-def _rule_exp_power(t: str) -> str:
-    r"""``e^{u}`` -> ``\exp{u}``.
+_MAX_EXP_NESTING = 8
+
+
+def _rule_exp_power(t: str, depth: int = 0) -> str:
+    r"""``e^{u}`` -> ``\exp{u}``, nested ones too (``e^{|e^{u}|}``).
 
     The parser builds ``e^{u}`` with an *evaluated* ``exp``, which pulls
     logarithms out of the exponent by their first argument only:
     ``e^{x + \log_{3} 2}`` became ``2 e^x`` and ``e^{\operatorname{erf}(x)}``
     became ``x``. ``\exp`` is built unevaluated.
     """
-    if "e" not in t or "^" not in t:
+    if "e" not in t or "^" not in t or depth > _MAX_EXP_NESTING:
         return t
     match: dict[int, int] | None = None
     out, pos = [], 0
@@ -349,7 +352,7 @@ def _rule_exp_power(t: str) -> str:
             continue
         script = t[m.end():end].strip()
         if script.startswith("{"):
-            script = script[1:-1]
+            script = _rule_exp_power(script[1:-1], depth + 1)
         out.append(t[pos:m.start()])
         out.append(r"\exp{" + script + "}")
         pos = end

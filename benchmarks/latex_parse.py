@@ -8,8 +8,9 @@ time in this process (after the parser's warm-up) by
 * bare ``latex2sympy2_extended.latex2sympy`` (its default normalization), the
   reference the checker builds on;
 * the checker's parse stage (:func:`rewards.check.parse.parse_answer` as the
-  pipeline calls it), with its time split into canonicalization, calls of the
-  grammar, and the guards/rebuild.
+  pipeline calls it), once with the plain-expression path turned off (the
+  grammar reads everything) and once as shipped, with its time split into
+  canonicalization, calls of the grammar, and the rest.
 
 It prints the total and the median/p90 per string, for all strings and for
 the long ones (over 200 characters), in CPU seconds of this process (the
@@ -104,27 +105,41 @@ def measure(strings: list[str]) -> str:
     from rewards.check.parse import read as read_module
     from rewards.check.parse.read import parse_answer
 
+    def stage(text: str) -> Any:
+        return parse_answer(text, "latex", "x", [])
+
     latex_module.warm_up()
     rows = []
     times, failures = _run(strings, latex2sympy)
     rows.append(_stats("bare latex2sympy2_extended", times, strings, failures))
-
+    if hasattr(latex_module, "to_python"):
+        original = latex_module.to_python
+        latex_module.to_python = lambda *_: None
+        try:
+            times, failures = _run(strings, stage)
+        finally:
+            latex_module.to_python = original
+        rows.append(_stats("checker parse stage, grammar only", times, strings, failures))
+        plain = sum(original(latex_module.canonicalize_latex(s, []), "x") is not None
+                    for s in strings)
     canon, grammar = [0.0], [0.0]
     with _timing(read_module, "canonicalize_latex", canon), \
             _timing(latex_module, "_call_parser", grammar):
-        times, failures = _run(strings, lambda s: parse_answer(s, "latex", "x", []))
+        times, failures = _run(strings, stage)
     rows.append(_stats("checker parse stage", times, strings, failures))
     total = sum(times)
+    rest = total - canon[0] - grammar[0]
     split = markdown_table(
         ["part of the parse stage", "s", "share"],
         [["canonicalization rules", round(canon[0], 2), f"{canon[0] / total:.0%}"],
          ["grammar (latex2sympy2_extended)", round(grammar[0], 2), f"{grammar[0] / total:.0%}"],
-         ["guards, rebuild, special calls", round(total - canon[0] - grammar[0], 2),
-          f"{(total - canon[0] - grammar[0]) / total:.0%}"]])
+         ["plain path, guards, rebuild, special calls", round(rest, 2), f"{rest / total:.0%}"]])
     n_long = sum(len(s) > LONG for s in strings)
-    return (markdown_table(["parser", "total s", "median ms", "p90 ms",
+    note = (f"\n\nRead by the plain-expression path: {plain}/{len(strings)}."
+            if hasattr(latex_module, "to_python") else "")
+    return (markdown_table(["parser", "total CPU s", "median ms", "p90 ms",
                             f"total s, {n_long} strings > {LONG} chars", "failures"], rows)
-            + "\n\n" + split)
+            + "\n\n" + split + note)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,11 +8,15 @@ Two steps, kept apart so the checker's stage trace can show both:
     correctly.
 
 ``parse_latex(canonical, symbol="x")``
-    Guards (length, nesting depth, huge exponents, echoed integrals), then
-    the parser with symbol lowercasing off and no equation solving, then a
-    safety walk over the *unevaluated* tree (numeric exponents, sizes of
-    constants, factorial arguments) before anything is evaluated, then a
-    rebuild that maps stand-ins to real SymPy functions and evaluates.
+    Guards (length, term count, nesting depth, echoed integrals), then
+    either the plain-expression path (:mod:`.latex_fast`: the text written
+    as Python and built by the safe SymPy-syntax parser, for the large
+    majority of answers) or the grammar, with symbol lowercasing off and no
+    equation solving, on :func:`grammar_friendly` text, a long sum in
+    chunks of terms; then a safety walk over the *unevaluated* tree
+    (exponents by what they cost, sizes of constants, factorial arguments)
+    before anything is evaluated, then a rebuild that maps stand-ins to
+    real SymPy functions and evaluates, decimals read exactly.
     Every failure is a :class:`ParseFailure` with a stable ``reason``.
 
 Quirks of latex2sympy2_extended 1.11 that this module works around
@@ -713,10 +717,13 @@ def _explicit_products(text: str) -> str:
             if end is not None:
                 scripts.add(end - 1)
     protected = bytearray(n)            # inside \text{...} and the like
+    named: set[int] = set()             # the "}" of \text{name}: name(...) is a call
     for m in _TEXT_GROUPS.finditer(text):
         close = match.get(m.end() - 1)
         if close is not None:
             protected[m.end():close] = b"\x01" * (close - m.end())
+            if len(text[m.end():close].strip()) > 1:
+                named.add(close)
     commands: dict[int, str] = {}       # index of a command's last letter -> its name
     for m in CMD_AT.finditer(text):
         commands[m.end() - 1] = m.group(1)
@@ -735,7 +742,7 @@ def _explicit_products(text: str) -> str:
             continue
         left, right = i - 1, i + 1
         lc, rc = text[left], text[right]
-        if left in scripts or lc == "|" or rc == "|":
+        if left in scripts or left in named or lc == "|" or rc == "|":
             continue
         if lc.isalpha() and left in commands:
             if commands[left] not in _VALUE_COMMANDS:

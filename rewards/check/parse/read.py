@@ -3,8 +3,41 @@ r"""Answer or integrand text, in LaTeX or SymPy syntax, to a SymPy expression.
 The two parsers (:mod:`.latex`, :mod:`.sympy_text`) share one table of
 function names and limits (:mod:`.names`) and one equation rule
 (:mod:`.equation`); this module picks the parser, records what it did as a
-stage, and reads the LaTeX parts the grammar cannot (special-function calls
-lifted out by :mod:`.latex_special`, the imaginary unit).
+stage, and reads the LaTeX parts the grammar cannot (``cases`` environments
+lifted out by :mod:`.latex_cases`, special-function calls by
+:mod:`.latex_special`, the imaginary unit).
+
+Reading rules decided here (each pinned in ``tests/test_answer_forms.py``):
+
+* **Letters written together.** Text without backslashes or braces is read
+  as SymPy syntax first, where ``xe^x`` would be one symbol ``xe``. When
+  that reading succeeds but holds a name of two or more letters, each of
+  them the variable, ``e`` or a one-letter name of the integrand (and the
+  name is neither an integration-constant name nor one the integrand uses),
+  the text is read again as LaTeX, where letters written together are a
+  product: ``xe^x - e^x + C`` is x e^x - e^x. If the integrand uses any
+  multi-letter name of the answer, nothing is re-read (``ab*x`` stays ab).
+  The re-reading happens only after the safe parser accepted the text (a
+  refusal for content stays final) and it is what the text means in LaTeX,
+  so it can only turn a stray symbol, which is WRONG, into what was written.
+* **Piecewise answers** (``cases``, ``dcases``, SymPy ``Piecewise``) become a
+  SymPy Piecewise whose conditions compare the variable only. The pieces
+  must cover the integrand's real domain: an uncovered interval where the
+  integrand is real makes the answer WRONG (``piecewise_gap``, decided in
+  :func:`rewards.check.normalize.piecewise_refusal`, which also checks every
+  piece on its own interval); finitely many uncovered points, or intervals
+  where the integrand is not real, are fine. A condition that cannot be
+  read is UNPARSEABLE (``cases_condition``), never dropped.
+* **Large exponents and huge constants.** Limits bound what evaluation
+  costs (:mod:`.names`): ``x^{2024}``, ``(1-x)^{2015}`` are read; a huge
+  additive constant of an answer (``+ 10^{10^{10}}``) is dropped (rule
+  ``huge_constant_dropped``), since it vanishes under d/dx; integrands get
+  roomier limits than answers.
+* **Decimals are exact** on both sides and in both syntaxes: ``2.2`` is
+  11/5 in the integrand and in the answer, so ``\ln|x + 2.2|`` is right for
+  ``1/(x + 2.2)`` and ``\ln|x + 2.21|`` is not.
+* **Long sums** are bounded by their length (characters, 600 top-level
+  terms), not by the depth of the tree a grammar builds for them.
 """
 from __future__ import annotations
 

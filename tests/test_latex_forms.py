@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from rewards.check.errors import ParseFailure
 from rewards.check.parse import latex as latex_module
-from rewards.check.parse.latex import canonicalize_latex, parse_latex
+from rewards.check.parse.latex import canonicalize_latex, parse_latex, split_terms
+from rewards.check.parse.read import parse_latex_text
 from rewards.check.timebox import StepTimeout
 
 x, t = sp.symbols("x t")
@@ -657,3 +658,77 @@ def test_qualified_latex_answers_are_refused_with_the_word(answer, integrand, wo
     result = check_antiderivative(answer, integrand)
     assert result.verdict is Verdict.UNPARSEABLE
     assert result.reason == f"qualified_answer:{word}"
+
+
+# --- cases, incomplete gamma, long sums, large exponents, decimals -------------
+
+def test_cases_environment_is_a_piecewise():
+    expr = parse(r"\begin{cases} x^{2} & x \ge 0 \\ -x & \text{otherwise} \end{cases}")
+    assert isinstance(expr, sp.Piecewise)
+    assert expr.subs(x, 3) == 9 and expr.subs(x, -3) == 3
+    expr = parse(r"\begin{dcases} 1 & |x| < 1, \\ 0 & x \in (-\infty, -1] \\ 2 & "
+                 r"\text{if } x \geq 1 \end{dcases}")
+    assert [expr.subs(x, v) for v in (0, -5, 5)] == [1, 0, 2]
+
+
+@pytest.mark.parametrize("text", [
+    r"\begin{cases} x & x > C \end{cases}",
+    r"\begin{cases} x & \cos x > 0 \\ 0 & \text{otherwise} \end{cases}",
+    r"\begin{cases} x & \text{for positive } x \end{cases}",
+    r"\begin{cases} x & x^{5} > 1 \end{cases}",
+])
+def test_cases_conditions_that_cannot_be_read_are_named(text):
+    with pytest.raises(ParseFailure) as info:
+        parse_latex_text(text, "x", [])
+    assert info.value.reason == "cases_condition"
+
+
+def test_incomplete_gamma_and_gamma():
+    upper = parse_latex_text(r"\Gamma\left(\frac{3}{2}, x\right)", "x", [])[0]
+    assert sp.simplify(upper - sp.uppergamma(sp.Rational(3, 2), x)) == 0
+    assert parse_latex_text(r"\gamma(2, x)", "x", [])[0] == sp.lowergamma(2, x)
+    assert parse(r"\Gamma(x)") == sp.gamma(x)
+
+
+def test_split_terms_respects_brackets_bars_and_signs():
+    assert split_terms(r"|x - 1| - (x+1) + x^{-2} \cdot -3") == [
+        "|x - 1| ", "- (x+1) ", r"+ x^{-2} \cdot -3"]
+
+
+def test_long_sum_parses_in_chunks_to_the_same_sum():
+    terms = [rf"\frac{{{k} x^{{{k}}}}}{{{k + 1}}}" for k in range(1, 200)]
+    rules: list[str] = []
+    expr = parse_latex(" + ".join(terms), "x", rules=rules)
+    assert sp.expand(expr - sum(sp.Rational(k, k + 1) * x**k for k in range(1, 200))) == 0
+    monkey = latex_module.to_python
+    latex_module.to_python = lambda *_: None      # the grammar's path: chunks
+    try:
+        rules = []
+        expr = parse_latex(" + ".join(terms), "x", rules=rules)
+    finally:
+        latex_module.to_python = monkey
+    assert "long_sum_chunks" in rules
+    assert sp.expand(expr - sum(sp.Rational(k, k + 1) * x**k for k in range(1, 200))) == 0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (r"x^{2024}", x**2024),
+    (r"(1-x)^{2015}", (1 - x) ** 2015),
+    (r"x^{e}", x**sp.E),
+    (r"\frac{x^{e+1}}{e+1}", x ** (sp.E + 1) / (sp.E + 1)),
+    (r"\ln|x + 2.2|", sp.log(sp.Abs(x + sp.Rational(11, 5)))),
+    (r"0.125x", x / 8),
+    ("\u221bx", sp.cbrt(x)),
+    ("x\u00b9\u2070", x**10),
+])
+def test_large_exponents_euler_exponent_and_exact_decimals(text, expected):
+    assert sp.simplify(parse(text) - expected) == 0
+
+
+def test_huge_additive_constant_is_dropped():
+    rules: list[str] = []
+    assert parse_latex(canonicalize_latex(r"\frac{x^3}{3} + 10^{10^{10}}", []), "x",
+                       rules=rules) == x**3 / 3
+    assert "huge_constant_dropped" in rules
+    with pytest.raises(ParseFailure):
+        parse_latex(r"\frac{x^3}{3} + 10^{10^{10}}", "x", answer=False)

@@ -280,7 +280,7 @@ def to_python(canonical: str, symbol: str) -> str | None:
     r"""The canonical LaTeX ``canonical`` in Python syntax, or None.
 
     >>> to_python(r"\frac{x^2}{2} + 3 (\sin{x})", "x")
-    '((((x)**(2))/2))+((3*(sin(x)))))'
+    '(((x)**(2))/(2))+(3*(sin(x)))'
     >>> to_python(r"x \le 1", "x") is None
     True
     """

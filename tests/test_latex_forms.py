@@ -663,6 +663,9 @@ def test_qualified_latex_answers_are_refused_with_the_word(answer, integrand, wo
 # --- cases, incomplete gamma, long sums, large exponents, decimals -------------
 
 def test_cases_environment_is_a_piecewise():
+    def parse(text: str) -> sp.Expr:
+        return parse_latex_text(text, "x", [])[0]
+
     expr = parse(r"\begin{cases} x^{2} & x \ge 0 \\ -x & \text{otherwise} \end{cases}")
     assert isinstance(expr, sp.Piecewise)
     assert expr.subs(x, 3) == 9 and expr.subs(x, -3) == 3

@@ -15,6 +15,8 @@ Modules:
     accuracy    ``bench accuracy``: verdicts per data set and method
     throughput  ``bench throughput``: a GRPO-shaped batch, every method
     soak        a long run: RSS, determinism and pool health over 20k completions
+    mitbee_parse  ``bench mitbee``: parse coverage on the MIT Bee LaTeX responses
+    latex_parse   ``bench latex-parse``: where the time of parsing long LaTeX goes
     table       Markdown tables and the section writer for docs/benchmarks.md
 """
 from __future__ import annotations

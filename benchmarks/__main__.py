@@ -1,4 +1,5 @@
-"""``python -m benchmarks {accuracy,throughput,concurrency,serve,soak}`` from the repository root."""
+"""``python -m benchmarks {accuracy,throughput,concurrency,serve,soak,mitbee,latex-parse}``
+from the repository root."""
 from __future__ import annotations
 
 import argparse
@@ -45,6 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
     srv.set_defaults(func=serve.main)
     sub.add_parser("soak", help="a long run: RSS, determinism, pool health (own flags: "
                                 "python -m benchmarks soak --help)", add_help=False)
+    from . import latex_parse, mitbee_parse
+
+    mit = sub.add_parser("mitbee", help="parse coverage on the MIT Bee LaTeX responses",
+                         description=mitbee_parse.__doc__.splitlines()[0])
+    mitbee_parse.add_arguments(mit)
+    mit.set_defaults(func=mitbee_parse.main)
+    lp = sub.add_parser("latex-parse", help="where the time of parsing long LaTeX goes",
+                        description=latex_parse.__doc__.splitlines()[0])
+    latex_parse.add_arguments(lp)
+    lp.set_defaults(func=latex_parse.main)
     return parser
 
 

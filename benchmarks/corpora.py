@@ -512,6 +512,9 @@ def adjudicate(answer: str | None, integrand: str, symbol: str = "x",
     # "F = G + C" chains: judge the last member; unicode root as sqrt.
     text = answer.strip().split("=")[-1].strip().replace("√", "sqrt")
     text = re.sub(r"^\s*[A-Za-z]\s*\(\s*" + re.escape(symbol) + r"\s*\)\s*=", "", text)
+    if "\\" not in text:
+        # ln|1 + x**2| in SymPy-looking text: absolute-value bars (not nested).
+        text = re.sub(r"\|([^|]+)\|", r"(Abs(\1))", text)
     local = {symbol: x, "ln": sp.log, "e": sp.E, "C": sp.Symbol("C"), "abs": sp.Abs,
              "arctan": sp.atan, "arcsin": sp.asin, "arccos": sp.acos}
     transformations = standard_transformations + (convert_xor, rationalize,

@@ -182,10 +182,32 @@ CASES: list[Case] = [
     # The qualifier is named (qualified_answer:for), never dropped by the parser.
     Case("condition_text_ignored", box(r"\frac{x^2}{2} \text{ for } x > 0"), "Abs(x)",
          expect=UNP),
-    Case("cases_environment",
-         box(r"\begin{cases} \frac{x^2}{2} & x>0 \\ -\frac{x^2}{2} & x \le 0 \end{cases}"),
-         "Abs(x)", expect=UNP),
-    Case("sympy_piecewise", tag("Piecewise((x**2/2, x > 0), (-x**2/2, True))"), "Abs(x)",
+    # Piecewise answers are read (a correct one is a control below); each
+    # piece is checked on its own interval, however far out, and the pieces
+    # must cover the integrand's real domain.
+    Case("cases_wrong_piece",
+         box(r"\begin{cases} \frac{x^2}{2} & x>0 \\ \frac{x^2}{2} & x \le 0 \end{cases}"),
+         "Abs(x)", expect=WRONG),
+    Case("cases_wrong_far_piece",
+         box(r"\begin{cases} \frac{x^2}{2} & 0 \le x \le 40 \\ -\frac{x^2}{2} & x < 0 "
+             r"\\ 800 & \text{otherwise} \end{cases}"), "Abs(x)", expect=WRONG),
+    Case("cases_wrong_narrow_piece",
+         box(r"\begin{cases} \frac{x^2}{2} & x \ge 0 \\ x & -1.001 < x < -1 \\ "
+             r"-\frac{x^2}{2} & \text{otherwise} \end{cases}"), "Abs(x)", expect=WRONG),
+    Case("cases_gap", box(r"\begin{cases} \frac{x^2}{2} & x > 1 \\ -\frac{x^2}{2} & x < -1 "
+                          r"\end{cases}"), "Abs(x)", expect=WRONG),
+    Case("cases_one_sided", box(r"\begin{cases} \frac{x^2}{2} & x \ge 0 \end{cases}"), "x",
+         expect=WRONG),
+    Case("cases_constant_condition", box(r"\begin{cases} \frac{x^2}{2} & C > 0 \\ 0 & "
+                                         r"\text{otherwise} \end{cases}"), "x", expect=UNP),
+    Case("sympy_piecewise_wrong_far_piece",
+         tag("Piecewise((x**2/2, x > 0), (-x**2/2, x > -50), (0, True))"), "Abs(x)",
+         expect=WRONG),
+    Case("sympy_piecewise_gap", tag("Piecewise((x**2/2, x > 1), (-x**2/2, x < -1))"), "Abs(x)",
+         expect=WRONG),
+    Case("sympy_relation_outside_piecewise", tag("x**2/2 + (x > 0)"), expect=UNP),
+    Case("sympy_piecewise_code_condition",
+         tag("Piecewise((x**2/2, __import__('os').system('ls') == 0), (x**2/2, True))"),
          expect=UNP),
     Case("max_trick", box(r"\max(x, 0)^{2}"), "x", expect=WRONG),
     Case("floor_added", box(r"\frac{x^3}{3} + \lfloor x \rfloor"), "x**2", expect=WRONG),
@@ -355,6 +377,11 @@ CONTROLS = [
     pytest.param(box(r"\ln|x|"), "1/x", id="log_abs"),
     # A float inside a constant exponent is small, not "too large".
     pytest.param(box(r"\frac{x^{2}}{2} + e^{\sin(0.5)}"), "x", id="float_in_exponent"),
+    # Piecewise answers, right on every piece and covering the line.
+    pytest.param(box(r"\begin{cases} \frac{x^2}{2} & x>0 \\ -\frac{x^2}{2} & x \le 0 "
+                     r"\end{cases}"), "Abs(x)", id="cases_environment"),
+    pytest.param(tag("Piecewise((x**2/2, x > 0), (-x**2/2, True))"), "Abs(x)",
+                 id="sympy_piecewise"),
 ]
 
 

@@ -108,6 +108,28 @@ def test_benchmarks_parser_registers_subcommands():
         parser.parse_args([])
 
 
+def test_mitbee_parse_coverage_table(corpus, capsys):
+    from benchmarks import mitbee_parse
+    from benchmarks.__main__ import build_parser
+
+    args = build_parser().parse_args(["mitbee", "--corpus", str(corpus), "--workers", "1"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    # 4 rows, 3 with an answer; the echoed integral is the one unparseable.
+    assert "| 4 | 3 | 1 | 1 | 1 | 0 | 0 | 1 |" in out
+    assert "integral sign left in the answer" in out
+    assert mitbee_parse.report([]).startswith("| rows |")
+
+
+def test_latex_parse_timing_table(corpus, capsys):
+    from benchmarks import latex_parse
+
+    strings = latex_parse.sample_strings(corpus / "rubi_pairs.jsonl", 3, 0)
+    assert strings and all(s.endswith(" + C") for s in strings)
+    table = latex_parse.measure(strings)
+    assert "checker parse stage, grammar only" in table and "plain-expression path" in table
+
+
 def test_rewards_bench_is_an_alias_in_a_checkout(capsys):
     from rewards.cli import main
 

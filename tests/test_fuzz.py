@@ -239,6 +239,50 @@ def test_latex_grammar_canonicalization_is_stable(text):
     assert sp.expand(first - second) == 0, (text, once, first, second)
 
 
+def _same_value(a: sp.Expr, b: sp.Expr) -> bool:
+    names = sorted((a.free_symbols | b.free_symbols) - {x}, key=str)
+    for point in (sp.Rational(37, 100), sp.Rational(19, 10)):
+        values = {x: point, **{s: sp.Rational(13 + i, 10) for i, s in enumerate(names)}}
+        u, v = sp.N(a.xreplace(values), 30), sp.N(b.xreplace(values), 30)
+        if not (u.is_number and v.is_number) or u.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            continue
+        if not abs(sp.N(u - v, 30)) <= sp.Float("1e-9") * max(1, abs(u)):
+            return False
+    return True
+
+
+@FUZZ
+@given(text=latex_grammar)
+def test_plain_expression_path_reads_like_the_grammar(text):
+    # The cheaper path (latex_fast) must give what the grammar gives. (What
+    # it accepts is bounded by the safe SymPy-syntax parser's guards, which
+    # may accept a constant the grammar path's size heuristics refuse.)
+    from rewards.check.parse import latex as latex_module
+
+    try:
+        canonical = canonicalize_latex(text, [])
+    except ParseFailure:
+        return
+    if latex_module.to_python(canonical, "x") is None:
+        return
+    try:
+        with no_eval():
+            fast = parse_latex(canonical, "x")
+    except ParseFailure:
+        fast = None
+    original = latex_module.to_python
+    latex_module.to_python = lambda *_: None
+    try:
+        grammar = parse_latex(canonical, "x")
+    except ParseFailure:
+        grammar = None
+    finally:
+        latex_module.to_python = original
+    if fast is None or grammar is None:
+        return                          # refused or left to the grammar: nothing changes
+    assert _same_value(fast, grammar), (text, canonical, fast, grammar)
+
+
 # --- the safe SymPy-syntax parser ----------------------------------------------
 PY_TOKENS = ["x", "y", "C", "sin", "exp", "log", "sqrt", "Abs", "pi", "E", "I", "oo", "zoo",
              "__import__", "__class__", "os", "system", "lambda", "eval", "exec", "open", "getattr",

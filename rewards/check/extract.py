@@ -909,8 +909,34 @@ def _analyze(ctx: _Context, marker: _Marker, index: int) -> Candidate:
                 qualifiers=qualifiers)
 
 
+_PIECEWISE_CALL = re.compile(r"\bPiecewise\s*\(")
+
+
+def _outside_piecewise(s: str) -> str:
+    """``s`` without its SymPy-syntax ``Piecewise(...)`` calls (their
+    conditions are read and checked piece by piece, like ``cases``)."""
+    out, pos = [], 0
+    for m in _PIECEWISE_CALL.finditer(s):
+        if m.start() < pos:
+            continue
+        depth, i = 1, m.end()
+        while i < len(s) and depth:
+            depth += {"(": 1, ")": -1}.get(s[i], 0)
+            i += 1
+        if depth:
+            break
+        out.append(s[pos:m.start()])
+        out.append(" ")
+        pos = i
+    out.append(s[pos:])
+    return "".join(out)
+
+
 def _outside_cases(s: str) -> str:
-    """``s`` without its complete outermost ``cases`` environments."""
+    """``s`` without its complete outermost ``cases`` environments (and
+    ``Piecewise(...)`` calls)."""
+    if "Piecewise" in s:
+        s = _outside_piecewise(s)
     if "cases" not in s:
         return s
     parts: list[str] = []

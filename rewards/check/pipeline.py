@@ -36,7 +36,7 @@ from .extract import (
     answer_flags,
     extract_answer,
 )
-from .normalize import bind_real, drop_additive_constants, normalize
+from .normalize import bind_real, drop_additive_constants, normalize, piecewise_refusal
 from .numeric import NumericComparer, sampling_mode
 from .parse import parse_answer, parse_integrand
 from .parse.names import is_constant_name, valid_variable_name
@@ -122,7 +122,7 @@ def answers_to_check(extraction: Extraction) -> tuple[str, tuple[str, ...]]:
 
 def _ingest_candidate(candidate: Any, kind: str, symbol: str, stages: list[StageRecord],
                       policy: AnswerPolicy, answer_syntax: str,
-                      alternatives: list[str]) -> sp.Expr:
+                      alternatives: list[str], context: frozenset[str] = frozenset()) -> sp.Expr:
     if isinstance(candidate, sp.Expr) or kind == "expr":
         if not isinstance(candidate, sp.Expr):
             raise ParseFailure("not_an_expression", f"expected a SymPy Expr, got "
@@ -149,7 +149,7 @@ def _ingest_candidate(candidate: Any, kind: str, symbol: str, stages: list[Stage
         raise ParseFailure("not_text", f"candidate is {type(candidate).__name__}")
     if not candidate.strip():
         raise ParseFailure("empty", "no candidate text")
-    return parse_answer(candidate, kind, symbol, stages, "candidate")
+    return parse_answer(candidate, kind, symbol, stages, "candidate", context)
 
 
 def _refuse_hedges_and_qualifiers(text: str, policy: AnswerPolicy,
@@ -163,6 +163,18 @@ def _refuse_hedges_and_qualifiers(text: str, policy: AnswerPolicy,
                                   data={"qualifiers": list(qualifiers)}))
         raise ParseFailure(f"qualified_answer:{qualifiers[0]}",
                            f"a conditional answer is not graded ({', '.join(qualifiers)})")
+
+
+def _integrand_names(integrand: Any, kind: str, symbol: str) -> frozenset[str]:
+    """The integrand's own names, which the answer's parser reads letters
+    written together against (``xe^x``); a failure is reported later, by
+    the integrand_parse stage (the parse is cached)."""
+    try:
+        expr = integrand if isinstance(integrand, sp.Expr) else parse_integrand(
+            integrand, "latex" if kind == "latex" else "sympy", symbol)
+    except (ParseFailure, TypeError, AttributeError):
+        return frozenset()
+    return frozenset(s.name for s in expr.free_symbols)
 
 
 def _ingest_integrand(integrand: Any, kind: str, symbol: str,
@@ -347,7 +359,8 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy
                       {"reason": "invalid_symbol", "symbol": repr(symbol)[:60]})
     # --- ingest -----------------------------------------------------------
     candidate_expr = _ingest_candidate(candidate, input_kind, symbol, stages, policy,
-                                       answer_syntax, alternatives)
+                                       answer_syntax, alternatives,
+                                       _integrand_names(integrand, integrand_kind, symbol))
     integrand_expr = _ingest_integrand(integrand, integrand_kind, symbol, stages)
     deadline.check()
 
@@ -394,10 +407,16 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy
     try:
         candidate_expr = normalize(candidate_expr, rules)
         integrand_expr = normalize(integrand_expr, [])
+        refused = piecewise_refusal(candidate_expr, integrand_expr, real_symbol)
     except ParseFailure as exc:
         stages.append(StageRecord("normalize", status="fail", ms=ms_since(start),
                                   data={"rules_applied": rules, "reason": exc.reason}))
         raise
+    if refused:
+        # A cases answer silent on part of the domain, or wrong on a piece.
+        stages.append(StageRecord("normalize", status="fail", ms=ms_since(start),
+                                  data={"rules_applied": rules, **refused}))
+        return finish(Verdict.WRONG, "normalize", refused)
     stages.append(StageRecord("normalize", ms=ms_since(start),
                               data={"rules_applied": rules, "out": show(candidate_expr)}))
     deadline.check()

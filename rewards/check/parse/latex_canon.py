@@ -16,6 +16,7 @@ from ..errors import ParseFailure
 from .equation import equation_rhs
 from .latex_functions import FN_PREFIX, delimit_arguments, rename_functions
 from .latex_scan import bracket_matches, collapse_ws, script_end
+from .names import SUPERSCRIPT_RUN, superscript_text
 
 # canonicalize refuses raw text longer than this (before any regex runs).
 MAX_INPUT_CHARS = 10_000
@@ -27,8 +28,9 @@ MAX_INPUT_CHARS = 10_000
 _UNICODE = str.maketrans({
     "\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00b7": r" \cdot ", "\u22c5": r" \cdot ",
     "\u00d7": r" \times ", "\u2217": "*", "\u00f7": "/", "\u03c0": r" \pi ",
-    "\u221a": r"\sqrt ", "\u222b": r"\int ", "\u221e": r"\infty ", "\u00b2": "^{2}",
-    "\u00b3": "^{3}", "\u00b9": "^{1}", "\u212f": "e", "\u00a0": " ", "\u2009": " ",
+    "\u221a": r"\sqrt ", "\u221b": r"\sqrt[3]", "\u221c": r"\sqrt[4]",
+    "\u222b": r"\int ", "\u221e": r"\infty ", "\u2223": "|", "\u2044": "/",
+    "\u212f": "e", "\u00a0": " ", "\u2009": " ",
     "\u200a": " ", "\u202f": " ", "\u2002": " ", "\u2003": " ", "\u200b": "",
 })
 
@@ -40,6 +42,8 @@ def _rule_python_power(t: str) -> str:
 
 
 def _rule_unicode(t: str) -> str:
+    # x\u00b9\u2070 is x^{10}, x\u207b\u00b9 is x^{-1}: a run of superscripts at a time.
+    t = SUPERSCRIPT_RUN.sub(lambda m: "^{" + superscript_text(m.group(0)) + "}", t)
     return t.translate(_UNICODE)
 
 
@@ -129,12 +133,15 @@ def _rule_frac_shorthand(t: str) -> str:
     return _FRAC_SECOND.sub(r"\\frac\1{\2}", t)
 
 
-_SQRT_SHORT = re.compile(r"\\sqrt ?([0-9A-Za-z]|\\pi(?![A-Za-z]))")
-_SQRT_PAREN = re.compile(r"\\sqrt ?\(")
+_SQRT_SHORT = re.compile(r"\\sqrt ?(\[\d\]) ?([0-9A-Za-z]|\\pi(?![A-Za-z]))|"
+                         r"\\sqrt ?([0-9A-Za-z]|\\pi(?![A-Za-z]))")
+_SQRT_PAREN = re.compile(r"\\sqrt ?(\[\d\])? ?\(")
 
 
 def _rule_sqrt_shorthand(t: str) -> str:
-    t = _SQRT_SHORT.sub(r"\\sqrt{\1}", t)
+    # \sqrt x, \sqrt[3]x (from \u221b), \sqrt(x+1): the argument in braces.
+    t = _SQRT_SHORT.sub(lambda m: r"\sqrt" + (m.group(1) or "") + "{"
+                        + (m.group(2) or m.group(3)) + "}", t)
     if not _SQRT_PAREN.search(t):
         return t
     match = bracket_matches(t)
@@ -144,7 +151,8 @@ def _rule_sqrt_shorthand(t: str) -> str:
         close = match.get(open_)
         if close is None or open_ < last:
             continue
-        out.append(t[last:m.start()] + r"\sqrt{" + t[open_ + 1:close] + "}")
+        out.append(t[last:m.start()] + r"\sqrt" + (m.group(1) or "") + "{"
+                   + t[open_ + 1:close] + "}")
         last = close + 1
     out.append(t[last:])
     return "".join(out)
@@ -195,13 +203,17 @@ def _rule_trailing_constant(t: str) -> str:
 
 
 _SCRIPT_SIGN = re.compile(r"([\^_]) ?([+-]) ?(\d+)")
-_SCRIPT_ONE = re.compile(r"([\^_]) ?\{ ?([0-9A-Za-z]) ?\}(?![0-9A-Za-z])")
+_SCRIPT_ONE = re.compile(r"([\^_]) ?\{ ?([0-9A-DF-Za-df-z]) ?\}(?![0-9A-Za-z])")
+_SCRIPT_E = re.compile(r"\^ ?e(?![A-Za-z])")
 
 
 def _rule_script_braces(t: str) -> str:
     # x^-1, \sin^-1 x: TeX would raise only the sign; everyone means ^{-1}.
     # x^{2} -> x^2: the same thing, and the parser is twice as fast on it.
-    return _SCRIPT_ONE.sub(r"\1\2", _SCRIPT_SIGN.sub(r"\1{\2\3}", t))
+    # x^e stays (or becomes) x^{e}: the grammar reads a bare e after ^ as
+    # an error (its Euler-e token is not a script atom).
+    t = _SCRIPT_ONE.sub(r"\1\2", _SCRIPT_SIGN.sub(r"\1{\2\3}", t))
+    return _SCRIPT_E.sub("^{e}", t) if "^" in t else t
 
 
 _DIGIT_SPACE = re.compile(r"(\d) (?=\d)")
@@ -310,15 +322,18 @@ def _rule_implicit_product(t: str) -> str:
 _EXP_CARET = re.compile(r"e ?\^")
 
 
-def _rule_exp_power(t: str) -> str:
-    r"""``e^{u}`` -> ``\exp{u}``.
+_MAX_EXP_NESTING = 8
+
+
+def _rule_exp_power(t: str, depth: int = 0) -> str:
+    r"""``e^{u}`` -> ``\exp{u}``, nested ones too (``e^{|e^{u}|}``).
 
     The parser builds ``e^{u}`` with an *evaluated* ``exp``, which pulls
     logarithms out of the exponent by their first argument only:
     ``e^{x + \log_{3} 2}`` became ``2 e^x`` and ``e^{\operatorname{erf}(x)}``
     became ``x``. ``\exp`` is built unevaluated.
     """
-    if "e" not in t or "^" not in t:
+    if "e" not in t or "^" not in t or depth > _MAX_EXP_NESTING:
         return t
     match: dict[int, int] | None = None
     out, pos = [], 0
@@ -337,7 +352,7 @@ def _rule_exp_power(t: str) -> str:
             continue
         script = t[m.end():end].strip()
         if script.startswith("{"):
-            script = script[1:-1]
+            script = _rule_exp_power(script[1:-1], depth + 1)
         out.append(t[pos:m.start()])
         out.append(r"\exp{" + script + "}")
         pos = end

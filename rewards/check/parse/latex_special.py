@@ -3,7 +3,10 @@ r"""LaTeX for the special functions the grammar has no syntax for.
 ``sympy.latex`` prints elliptic integrals and hypergeometric functions with
 notation latex2sympy2_extended cannot read: ``F\left(\phi\middle| m\right)``,
 ``E\left(m\right)``, ``\Pi\left(n; \phi\middle| m\right)``,
-``{}_{2}F_{1}\left(\begin{matrix} a, b \\ c \end{matrix}\middle| z \right)``.
+``{}_{2}F_{1}\left(\begin{matrix} a, b \\ c \end{matrix}\middle| z \right)``;
+and the incomplete gamma functions, ``\Gamma\left(a, x\right)`` (upper) and
+``\gamma\left(a, x\right)`` (lower), which the grammar reads as a gamma of a
+tuple (``\Gamma(x)`` with one argument stays the gamma function).
 A sixth of the Rubi antiderivatives contain them. Before the main parse each
 such call is lifted out of the text: its arguments are parsed on their own
 (recursively, with the same parser) and the call is replaced by a placeholder
@@ -27,6 +30,9 @@ import sympy as sp
 from ..errors import ParseFailure
 
 MAX_CALLS = 20
+# uppergamma/lowergamma with a numeric order n expand into O(n) terms with
+# big coefficients (uppergamma(1000, x) takes seconds): |n| at most this.
+MAX_GAMMA_ORDER = 20
 PLACEHOLDER = r"\Omega_{{{}}}"
 _FIRST_PLACEHOLDER = 9000
 
@@ -35,11 +41,13 @@ _HEAD = re.compile(
     r"(?P<hyper>\{\}_\{?(?P<p>\d)\}?F_\{?(?P<q>\d)\}?\s*\\left\s*\()"
     r"|(?<![A-Za-z\\])(?P<ell>[FEK]|\\Pi)\s*\\left\s*\(")
 _TOKEN = re.compile(r"\\left\b|\\right\b|\\middle\s*\|")
+# \Gamma( or \Gamma\left( (spacing commands allowed in between)
+_GAMMA = re.compile(r"\\([Gg]amma)(?![A-Za-z])(?:\s*\\[,;:!])*\s*(\\left\s*)?\(")
 
 
 @dataclass
 class SpecialCall:
-    name: str  # elliptic_f | elliptic_e | elliptic_k | elliptic_pi | hyper
+    name: str  # elliptic_f | elliptic_e | elliptic_k | elliptic_pi | hyper | uppergamma | lowergamma
     args: list[str]  # LaTeX of each argument (hyper: "a1,a2", "b1", "z")
     placeholder: str  # symbol name the main parse produces for this call
 
@@ -85,6 +93,11 @@ def _arguments(kind: str, inner: str, middles: list[int], offset: int) -> tuple[
         after = _TOKEN.sub("", inner[cut:], count=1).strip()
     else:
         before, after = inner, None
+    if kind in ("hyper", "F") and after is None:
+        # {}_2F_1(a, b; c; z) and F(a, b; c; z): the textbook notation
+        parts = _split_top(before, ";")
+        if len(parts) == 3 and all(parts):
+            return "hyper", parts
     if kind == "hyper":
         matrix = re.fullmatch(r"\s*\\begin\{matrix\}(.*)\\\\(.*)\\end\{matrix\}\s*", before,
                               re.S)
@@ -107,18 +120,80 @@ def _arguments(kind: str, inner: str, middles: list[int], offset: int) -> tuple[
     raise ParseFailure("latex_error", f"unreadable special function call {kind}")
 
 
+def _paren_close(text: str, start: int) -> int | None:
+    """Index of the ``)`` closing the ``(`` just before ``start``."""
+    depth = 1
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _lift_gamma(text: str, calls: list[SpecialCall]) -> str:
+    r"""``\Gamma(a, x)`` -> uppergamma, ``\gamma(a, x)`` -> lowergamma placeholders."""
+    if "amma" not in text:
+        return text
+    out, pos = [], 0
+    for m in _GAMMA.finditer(text):
+        if m.start() < pos:
+            continue
+        if m.group(2):                               # \left( ... \right)
+            try:
+                close, _middles = _close(text, m.end())
+            except ParseFailure:
+                continue
+            inner = text[m.end():close]
+            after = text.index(")", close) + 1
+        else:
+            close_paren = _paren_close(text, m.end())
+            if close_paren is None:
+                continue
+            inner, after = text[m.end():close_paren], close_paren + 1
+        args = _split_top(inner, ",")
+        if len(args) != 2 or not all(args):
+            continue                                 # \Gamma(x): the gamma function
+        if len(calls) >= MAX_CALLS:
+            raise ParseFailure("too_many_nodes", "too many special function calls")
+        name = "uppergamma" if m.group(1) == "Gamma" else "lowergamma"
+        placeholder = PLACEHOLDER.format(_FIRST_PLACEHOLDER + len(calls))
+        calls.append(SpecialCall(name, args, placeholder.replace("\\", "")))
+        out.append(text[pos:m.start()])
+        out.append(" " + placeholder + " ")
+        pos = after
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _semicolons(text: str, start: int) -> bool:
+    """Whether the ``\\left(`` call starting at ``start`` reads ``(a, b; c; z)``."""
+    try:
+        end, middles = _close(text, start)
+    except ParseFailure:
+        return False
+    return not middles and len(_split_top(text[start:end], ";")) == 3
+
+
 def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
     """Replace each special-function call by a placeholder symbol."""
     calls: list[SpecialCall] = []
+    text = _lift_gamma(text, calls)
     out, pos = [], 0
     while True:
         m = _HEAD.search(text, pos)
         if m is None:
             break
         kind = "hyper" if m.group("hyper") else m.group("ell")
-        if kind == "F" and "\\middle" not in text[m.end():]:
+        if kind == "F" and "\\middle" not in text[m.end():] and not _semicolons(text, m.end()):
             # F\left(x\right) is how a model writes "F(x) = ...", not an
-            # elliptic integral (which always has a \middle| in sympy.latex).
+            # elliptic integral (which always has a \middle| in sympy.latex)
+            # nor a hypergeometric F(a, b; c; z).
             pos = m.end()
             continue
         if len(calls) >= MAX_CALLS:
@@ -146,6 +221,12 @@ def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
         lower = [parse(b) for b in _split_top(call.args[1], ",") if b]
         return sp.hyper(upper, lower, parse(call.args[2]))
     args = [parse(a) for a in call.args]
+    if call.name in ("uppergamma", "lowergamma"):
+        order = args[0]
+        if order.is_Number and abs(order) > MAX_GAMMA_ORDER:
+            raise ParseFailure("number_too_large",
+                               f"incomplete gamma of order above {MAX_GAMMA_ORDER}")
+        return (sp.uppergamma if call.name == "uppergamma" else sp.lowergamma)(*args)
     function = {"elliptic_f": sp.elliptic_f, "elliptic_e": sp.elliptic_e,
                 "elliptic_k": sp.elliptic_k, "elliptic_pi": sp.elliptic_pi}[call.name]
     return function(*args)

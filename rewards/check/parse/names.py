@@ -12,11 +12,35 @@ import re
 import sympy as sp
 
 # --- limits ----------------------------------------------------------------
-# |numeric exponent| of a power of the variable (x^{1000}); powers of a
-# constant base are bounded by the cost of the number they make instead.
-MAX_EXPONENT = 1000
+# The guards bound what evaluating a parsed expression may cost, not how a
+# literal looks: ``x^{2024}`` and ``(1-x)^{2015}`` are cheap (SymPy never
+# expands a power of a sum by itself; d/dx and numeric evaluation are linear
+# in the exponent's digits), so a power of the variable may have a large
+# exponent; a power of a *number* is bounded by the size of the number it
+# makes; and a huge constant that is only an additive term of an answer
+# (``+ 10^{10^{10}}``) is dropped unevaluated, since it vanishes under d/dx
+# (rule ``huge_constant_dropped``; only when other terms hold the variable).
+#
+# |numeric exponent| of a power whose base is a function of the variable
+# only (x^{2024}, (1-x)^{2015}, 	an^{2025} x) and every number inside a
+# symbolic exponent (e^{6048x}), in answers ...
+MAX_EXPONENT = 5000
+# ... and in integrands, which come from datasets, not from the policy.
+MAX_INTEGRAND_EXPONENT = 50_000
+# Numbers inside a symbolic exponent only scale it (e^{6048x}).
+MAX_EXPONENT_COEFFICIENT = 100_000
+# A base holding any other symbol (an integration constant, a stray letter,
+# a parameter) keeps a small bound: SymPy asks assumption questions about
+# such a base that can expand the power (cost ~n^3 for a complex base).
+MAX_SYMBOLIC_EXPONENT = 100
+# A constant exponent (2^{n}, e^{n}) is bounded by the number it makes; the
+# numbers *inside* a constant exponent stay below this (exp(c log a) becomes
+# a**c, so c and a must stay small for the result to stay cheap).
+MAX_CONSTANT_EXPONENT = 1000
 # n!, Gamma(n), binomial(n, k) with a constant n are computed exactly.
 MAX_FACTORIAL_ARG = 1000
+# Top-level terms of a sum (an expanded polynomial of degree 300 has 301).
+MAX_TERMS = 600
 
 # --- one-argument functions, by every spelling a model uses ----------------
 # The canonical SymPy class name (``FUNCTIONS[s].__name__``) is what the LaTeX
@@ -45,6 +69,18 @@ FUNCTIONS: dict[str, type[sp.Function]] = {
 }
 # Canonical name -> function, for rebuilding the LaTeX parser's stand-ins.
 BY_CANONICAL_NAME: dict[str, type[sp.Function]] = {f.__name__: f for f in FUNCTIONS.values()}
+
+# --- Unicode superscripts, read by both parsers ------------------------------
+SUPERSCRIPTS = {"\u2070": "0", "\u00b9": "1", "\u00b2": "2", "\u00b3": "3", "\u2074": "4",
+                "\u2075": "5", "\u2076": "6", "\u2077": "7", "\u2078": "8", "\u2079": "9",
+                "\u207b": "-", "\u207a": "+", "\u02e3": "x", "\u207f": "n"}
+SUPERSCRIPT_RUN = re.compile("[" + "".join(SUPERSCRIPTS) + "]+")
+
+
+def superscript_text(run: str) -> str:
+    """``'\u207b\u00b9'`` -> ``'-1'``."""
+    return "".join(SUPERSCRIPTS[c] for c in run)
+
 
 # --- the integration variable ---------------------------------------------
 _VARIABLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,15}\Z")

@@ -66,7 +66,17 @@ from ..errors import ParseFailure
 from ..timebox import StepTimeout
 from .equation import equation_rhs
 from .names import FUNCTIONS as _NAMED_FUNCTIONS
-from .names import MAX_EXPONENT, MAX_FACTORIAL_ARG, is_constant_name, valid_variable_name
+from .names import (
+    MAX_CONSTANT_EXPONENT,
+    MAX_EXPONENT,
+    MAX_EXPONENT_COEFFICIENT,
+    MAX_FACTORIAL_ARG,
+    MAX_SYMBOLIC_EXPONENT,
+    SUPERSCRIPT_RUN,
+    is_constant_name,
+    superscript_text,
+    valid_variable_name,
+)
 
 __all__ = [
     "FUNCTION_NAMES",
@@ -80,14 +90,19 @@ __all__ = [
 MAX_LITERAL_DIGITS = 100
 # Bound on every number SymPy is allowed to produce while we build (~10**1000).
 MAX_NUMBER_DIGITS = 1000
-# MAX_EXPONENT (names.py) bounds |exponent| and every number inside an
-# exponent or an exp() argument: exp(c*log(a)) auto-evaluates to a**c, so both
-# c and a must stay small for the result to stay cheap.
-# Rational exponents on a base that contains a symbol. SymPy's assumption
-# queries split a complex base into real and imaginary parts and expand
-# (a + I*b)**n, which costs ~n**3 (0.3 s at n=100, 2 s at n=200, per query).
-# Symbols are built real, but (x + I)**n is still complex. x**100 stays legal.
-MAX_SYMBOLIC_EXPONENT = 100
+# Exponents (names.py): a power of a base that is a function of the variable
+# alone (built as a real symbol, never expanded by SymPy on its own) may have
+# |n| up to MAX_EXPONENT (answers) or MAX_INTEGRAND_EXPONENT (integrands); the
+# numbers inside a symbolic exponent (exp(6048*x)) up to
+# MAX_EXPONENT_COEFFICIENT. A *constant*
+# exponent and every number inside it stays at most MAX_CONSTANT_EXPONENT:
+# exp(c*log(a)) auto-evaluates to a**c, so both c and a must stay small for
+# the result to stay cheap.
+# Rational exponents on a base that contains another symbol
+# (MAX_SYMBOLIC_EXPONENT, names.py). SymPy's assumption queries split a
+# complex base into real and imaginary parts and expand (a + I*b)**n, which
+# costs ~n**3 (0.3 s at n=100, 2 s at n=200, per query). Other symbols are
+# built real too, but they come back plain (complex) to the checker.
 # ... and on a symbolic base that contains I, e.g. (x + I)**n: its real and
 # imaginary parts are dense polynomials, and a realness query on a function of
 # it (cosh(2**((x+I)**20))) built a 600k-entry dense array (6 s). Real
@@ -137,6 +152,7 @@ REASONS = frozenset({
     "slow_constant",       # constant whose numeric evaluation takes seconds
     "not_an_expression",   # result is not a sympy.Expr
     "echoed_integral",     # Integral(...) / integrate(...): the question, not an answer
+    "bad_condition",       # a Piecewise condition that is not a comparison of the variable
 })
 
 # --- names -----------------------------------------------------------------
@@ -198,7 +214,22 @@ _UNICODE_MAP = str.maketrans({
     "\u00b7": "*",      # middle dot
     "\u22c5": "*",      # dot operator
     "\u00a0": " ",      # no-break space
+    "\u00f7": "/",      # division sign
 })
+# Unicode roots and superscripts: \u221a(x+1) and \u221ax are sqrt(...), \u221b cbrt;
+# x\u00b2 is x**(2), x\u207b\u00b9 is x**(-1) (a run of superscripts at a time).
+_ROOTS = {"\u221a": "sqrt", "\u221b": "cbrt"}
+_ROOT_ARG = re.compile(r"([\u221a\u221b])\s*(\(|[A-Za-z_]\w*|\d+(?:\.\d+)?)")
+
+
+def _unicode_math(text: str) -> str:
+    text = SUPERSCRIPT_RUN.sub(lambda m: "**(" + superscript_text(m.group(0)) + ")", text)
+
+    def root(m: re.Match[str]) -> str:
+        name = _ROOTS[m.group(1)]
+        return f"{name}(" if m.group(2) == "(" else f"{name}({m.group(2)})"
+
+    return _ROOT_ARG.sub(root, text)
 
 # Exceptions that belong to the caller (signal-driven time limits), never
 # converted into a ParseFailure.
@@ -271,16 +302,40 @@ def _radical_digits_in_product(expr: sympy.Expr) -> float:
     return 0.0
 
 
-def _check_exponent_atoms(e: sympy.Expr) -> None:
+class _Bounds:
+    """The exponent limits of one parse: which symbol is the variable and how
+    large a power of it may be (answers and integrands differ)."""
+
+    def __init__(self, var: sympy.Symbol | None, max_exponent: int) -> None:
+        self.var = var
+        self.max_exponent = max_exponent
+
+    def power_limit(self, base: sympy.Expr) -> int:
+        """Largest |n| for base**n with a symbolic base."""
+        if base.has(sympy.I):
+            return MAX_COMPLEX_EXPONENT
+        if self.var is not None and base.free_symbols <= {self.var}:
+            return self.max_exponent
+        return MAX_SYMBOLIC_EXPONENT
+
+
+_DEFAULT_BOUNDS = _Bounds(None, MAX_EXPONENT)
+
+
+def _check_exponent_atoms(e: sympy.Expr, bounds: _Bounds = _DEFAULT_BOUNDS) -> None:
+    # Numbers in a constant exponent make numbers; in a symbolic one
+    # (exp(6048*x)) they only scale the variable.
+    limit = MAX_EXPONENT_COEFFICIENT if e.free_symbols else MAX_CONSTANT_EXPONENT
     for atom in e.atoms(sympy.Rational):
-        if abs(atom) > MAX_EXPONENT:
+        if abs(atom) > limit:
             raise ParseFailure(
                 "exponent_too_large",
-                f"numbers in an exponent must be at most {MAX_EXPONENT} in magnitude",
+                f"numbers in an exponent must be at most {limit} in magnitude",
             )
 
 
-def _check_built(expr: sympy.Expr, deep: bool) -> sympy.Expr:
+def _check_built(expr: sympy.Expr, deep: bool,
+                 bounds: _Bounds = _DEFAULT_BOUNDS) -> sympy.Expr:
     """Post-check a freshly built node.
 
     Arithmetic nodes only combine coefficients near the top (a Mul distributes
@@ -303,17 +358,15 @@ def _check_built(expr: sympy.Expr, deep: bool) -> sympy.Expr:
         elif n.is_Pow:
             e = n.exp
             if e.is_Rational:
-                if abs(e) > MAX_EXPONENT:
+                limit = (bounds.power_limit(n.base) if n.base.free_symbols
+                         else MAX_CONSTANT_EXPONENT)
+                if abs(e) > limit:
                     raise ParseFailure("exponent_too_large",
-                                       f"exponents are limited to {MAX_EXPONENT}")
-                if abs(e) > MAX_COMPLEX_EXPONENT and n.base.free_symbols and (
-                        abs(e) > MAX_SYMBOLIC_EXPONENT or n.base.has(sympy.I)):
-                    raise ParseFailure("exponent_too_large", "power of a symbolic expression "
-                                       "too large (at most 100, or 10 with I in the base)")
+                                       f"exponent {e} too large here (at most {limit})")
                 if _is_numeric_radical(n) and _rat_digits(n.base) > MAX_RADICAND_DIGITS:
                     raise ParseFailure("number_too_large", "radicand too large")
         elif isinstance(n, sympy.exp):
-            _check_exponent_atoms(n.args[0])
+            _check_exponent_atoms(n.args[0], bounds)
     return expr
 
 
@@ -487,6 +540,19 @@ _SLOW_GROWTH = frozenset({
 
 _INTEGRAL_NAMES = frozenset({"Integral", "integrate"})
 
+# Piecewise((expr, cond), ...): at most this many pieces; relations (below)
+# only inside its conditions.
+MAX_PIECES = 12
+_RELATIONS: dict[type, type] = {
+    ast.Lt: sympy.StrictLessThan, ast.LtE: sympy.LessThan, ast.Gt: sympy.StrictGreaterThan,
+    ast.GtE: sympy.GreaterThan, ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne,
+}
+
+
+def _is_piecewise(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "Piecewise")
+
 
 # --- text pre-checks ------------------------------------------------------
 def _max_bracket_depth(text: str) -> int:
@@ -516,7 +582,9 @@ def _fail_syntax(node: ast.AST, what: str | None = None) -> ParseFailure:
 
 # --- the builder -----------------------------------------------------------
 class _Builder:
-    def __init__(self, text: str, symbol: str, max_depth: int, max_nodes: int) -> None:
+    def __init__(self, text: str, symbol: str, max_depth: int, max_nodes: int,
+                 max_exponent: int = MAX_EXPONENT, answer: bool = True,
+                 notes: list[str] | None = None) -> None:
         self.text = text
         self.symbol = symbol
         # Real while building (see _to_plain): SymPy's assumption queries on
@@ -524,30 +592,45 @@ class _Builder:
         self.var = sympy.Symbol(symbol, real=True)
         self.max_depth = max_depth
         self.max_nodes = max_nodes
+        self.bounds = _Bounds(self.var, max_exponent)
+        self.answer = answer
+        self.notes = notes
 
     # -- pass 1: validate the whole tree before building anything ----------
     def validate(self, root: ast.expr) -> None:
         """Iterative walk (no Python recursion) over the AST: node types, names,
         arities, nesting depth and node count. Nothing is built yet, so hostile
         structure is refused before SymPy sees any of it."""
-        stack = [(root, 1)]
+        stack: list[tuple[ast.expr, int, bool]] = [(root, 1, False)]
         count = 0
+        bars = False
         while stack:
-            node, depth = stack.pop()
+            node, depth, condition = stack.pop()
             count += 1
             if count > self.max_nodes:
                 raise ParseFailure("too_many_nodes",
                                    f"more than {self.max_nodes} expression nodes")
             if depth > self.max_depth:
                 raise ParseFailure("too_deep", f"nesting deeper than {self.max_depth}")
-            if isinstance(node, ast.Constant):
+            if condition:
+                stack.extend(self._condition_children(node, depth))
+            elif _is_piecewise(node):
+                stack.extend(self._piecewise_children(node, depth))
+            elif isinstance(node, ast.Constant):
                 self._check_constant(node)
             elif isinstance(node, ast.Name):
                 self._check_value_name(node.id)
             elif isinstance(node, ast.UnaryOp):
                 if not isinstance(node.op, (ast.UAdd, ast.USub)):
                     raise _fail_syntax(node, type(node.op).__name__)
-                stack.append((node.operand, depth + 1))
+                stack.append((node.operand, depth + 1, False))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+                # |x| is LaTeX's absolute value, not Python's "or": once the
+                # whole tree passed every other check, a syntax error (so the
+                # auto mode reads the text as LaTeX), never a content refusal.
+                bars = True
+                stack.append((node.left, depth + 1, False))
+                stack.append((node.right, depth + 1, False))
             elif isinstance(node, ast.BinOp):
                 family = _FAMILY.get(type(node.op))
                 if family is None:
@@ -555,8 +638,8 @@ class _Builder:
                 left = node.left
                 same = (family != "pow" and isinstance(left, ast.BinOp)
                         and _FAMILY.get(type(left.op)) == family)
-                stack.append((left, depth if same else depth + 1))
-                stack.append((node.right, depth + 1))
+                stack.append((left, depth if same else depth + 1, False))
+                stack.append((node.right, depth + 1, False))
             elif isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Attribute):
@@ -571,13 +654,52 @@ class _Builder:
                     raise ParseFailure("bad_arity", f"{func.id} takes "
                                        f"{'/'.join(map(str, sorted(arities)))} argument(s)")
                 for arg in node.args:
-                    stack.append((arg, depth + 1))
+                    stack.append((arg, depth + 1, False))
             elif isinstance(node, ast.Attribute):
                 raise ParseFailure("forbidden_attribute", "attribute access is not allowed")
             elif isinstance(node, (ast.JoinedStr, ast.FormattedValue)):
                 raise ParseFailure("forbidden_string", "f-strings are not allowed")
             else:
                 raise _fail_syntax(node)
+        if bars:
+            raise ParseFailure("syntax_error", "'|' bars are LaTeX's absolute value, not Python")
+
+    @staticmethod
+    def _piecewise_children(node: ast.Call,
+                            depth: int) -> list[tuple[ast.expr, int, bool]]:
+        """``Piecewise((expr, cond), ...)``: pairs only, at most MAX_PIECES."""
+        if node.keywords:
+            raise ParseFailure("forbidden_keyword_arg", "keyword arguments are not allowed")
+        if not 1 <= len(node.args) <= MAX_PIECES:
+            raise ParseFailure("bad_arity", f"Piecewise takes 1 to {MAX_PIECES} pieces")
+        out = []
+        for pair in node.args:
+            if not isinstance(pair, ast.Tuple) or len(pair.elts) != 2:
+                raise ParseFailure("bad_arity", "Piecewise takes (expression, condition) pairs")
+            out.append((pair.elts[0], depth + 1, False))
+            out.append((pair.elts[1], depth + 1, True))
+        return out
+
+    @staticmethod
+    def _condition_children(node: ast.expr,
+                            depth: int) -> list[tuple[ast.expr, int, bool]]:
+        """A Piecewise condition: comparisons (chains too), ``True``, and
+        ``&``/``|``/``And(...)``/``Or(...)`` of conditions. Relations are
+        allowed nowhere else."""
+        if isinstance(node, ast.Constant) and node.value is True:
+            return []
+        if isinstance(node, ast.Compare):
+            if not all(type(op) in _RELATIONS for op in node.ops):
+                raise ParseFailure("bad_condition", "only <, <=, >, >=, ==, != compare")
+            return [(n, depth + 1, False) for n in (node.left, *node.comparators)]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            return [(node.left, depth + 1, True), (node.right, depth + 1, True)]
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("And", "Or") and node.args and not node.keywords):
+            return [(a, depth + 1, True) for a in node.args]
+        raise ParseFailure("bad_condition",
+                           "a Piecewise condition must compare the variable (x >= 0, "
+                           "0 < x < 1, ... & ..., True)")
 
     def _check_constant(self, node: ast.Constant) -> None:
         value = node.value
@@ -613,7 +735,98 @@ class _Builder:
             raise ParseFailure("not_callable", f"{name!r} is not a known function")
 
     # -- pass 2: build ------------------------------------------------------
+    def build_root(self, node: ast.expr) -> sympy.Expr:
+        """The whole answer: like :meth:`build`, but an additive constant of
+        the top-level sum too large to evaluate (``x**2/2 + 10**10**10``) is
+        dropped unbuilt when the answer is an answer (it vanishes under d/dx)
+        and other terms hold the variable."""
+        if not (self.answer and isinstance(node, ast.BinOp)
+                and _FAMILY.get(type(node.op)) == "add"):
+            return self.build(node)
+        items = []
+        while isinstance(node, ast.BinOp) and _FAMILY.get(type(node.op)) == "add":
+            items.append((node.op, node.right))
+            node = node.left
+        items.append((ast.Add(), node))
+        terms: list[sympy.Expr] = []
+        failure: ParseFailure | None = None
+        for op, operand in reversed(items):
+            try:
+                value = self.build(operand)
+            except ParseFailure as exc:
+                if (exc.reason not in ("number_too_large", "exponent_too_large")
+                        or not self._droppable(operand)):
+                    raise
+                failure = failure or exc
+                continue
+            terms.append(self.mul([_NEG_ONE, value]) if isinstance(op, ast.Sub) else value)
+        if failure is not None:
+            if not any(self.var in t.free_symbols for t in terms):
+                raise failure
+            if self.notes is not None:
+                self.notes.append("huge_constant_dropped")
+        return self.add(terms)
+
+    def _droppable(self, node: ast.expr) -> bool:
+        """A constant term that is too large because of what evaluating it
+        makes (a power, exp of small literals), not because a literal in it
+        is itself too large to read (``1e999999999``: refused)."""
+        if not self._constant_node(node):
+            return False
+        powered = False
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) or (isinstance(sub, ast.BinOp)
+                                             and isinstance(sub.op, ast.Pow)):
+                powered = True
+            elif isinstance(sub, ast.Constant):
+                try:
+                    self.number(sub)
+                except ParseFailure:
+                    return False
+        return powered
+
+    def _constant_node(self, node: ast.expr) -> bool:
+        """No name in the subtree but pi, E, e, I (and no call of a name
+        that is the variable)."""
+        for sub in ast.walk(node):
+            if not isinstance(sub, ast.Name) or sub.id == self.symbol:
+                if isinstance(sub, ast.Name):
+                    return False
+                continue
+            # validate() refused function names used as values, so a
+            # function name here is the callee of a call.
+            if sub.id not in _CONSTANTS and sub.id not in _FUNCTIONS:
+                return False
+        return True
+
+    def condition(self, node: ast.expr) -> sympy.Basic:
+        """A validated Piecewise condition, over the variable only."""
+        if isinstance(node, ast.Constant):
+            return sympy.true
+        if isinstance(node, ast.BinOp):
+            parts = [self.condition(node.left), self.condition(node.right)]
+            return sympy.And(*parts) if isinstance(node.op, ast.BitAnd) else sympy.Or(*parts)
+        if isinstance(node, ast.Call):
+            parts = [self.condition(a) for a in node.args]
+            return sympy.And(*parts) if node.func.id == "And" else sympy.Or(*parts)
+        assert isinstance(node, ast.Compare)
+        sides = [self.build(n) for n in (node.left, *node.comparators)]
+        for side in sides:
+            if side.free_symbols - {self.var}:
+                raise ParseFailure("bad_condition", "a Piecewise condition may only hold the "
+                                   "variable")
+            if side.has(sympy.I):
+                raise ParseFailure("bad_condition", "a Piecewise condition compares reals")
+        relations = [_RELATIONS[type(op)](a, b)
+                     for op, a, b in zip(node.ops, sides[:-1], sides[1:], strict=True)]
+        return sympy.And(*relations)
+
     def build(self, node: ast.expr) -> sympy.Expr:
+        if _is_piecewise(node):
+            assert isinstance(node, ast.Call)
+            pairs = [(self.build(pair.elts[0]), self.condition(pair.elts[1]))
+                     for pair in node.args]  # type: ignore[attr-defined]
+            return _check_built(sympy.Piecewise(*pairs), deep=True, bounds=self.bounds)
         if isinstance(node, ast.Constant):
             return self.number(node)
         if isinstance(node, ast.Name):
@@ -646,7 +859,7 @@ class _Builder:
             args = [self.build(a) for a in node.args]
             name = node.func.id
             _check_constant_args(name, args)
-            return _check_built(_FUNCTIONS[name][1](self, args), deep=True)
+            return _check_built(_FUNCTIONS[name][1](self, args), deep=True, bounds=self.bounds)
         raise _fail_syntax(node)  # unreachable after validate(); kept as a backstop
 
     def name(self, name: str) -> sympy.Expr:
@@ -691,7 +904,7 @@ class _Builder:
         _check_nonfinite_mix(terms)
         if sum(_mag(t) for t in terms) > 2 * MAX_NUMBER_DIGITS:
             raise ParseFailure("number_too_large", "sum would produce too large numbers")
-        return _check_built(sympy.Add(*terms), deep=False)
+        return _check_built(sympy.Add(*terms), deep=False, bounds=self.bounds)
 
     def mul(self, factors: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(factors)
@@ -699,19 +912,27 @@ class _Builder:
             raise ParseFailure("number_too_large", "product would produce too large numbers")
         if sum(_radical_digits_in_product(f) for f in factors) > MAX_RADICAND_DIGITS:
             raise ParseFailure("number_too_large", "product of radicals too large")
-        return _check_built(sympy.Mul(*factors), deep=False)
+        return _check_built(sympy.Mul(*factors), deep=False, bounds=self.bounds)
 
     def pow(self, base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
         # All checks happen BEFORE sympy.Pow, which evaluates eagerly.
         _check_nonfinite_mix([base, exponent])
-        _check_exponent_atoms(exponent)
+        if not exponent.is_Rational:
+            _check_exponent_atoms(exponent, self.bounds)
         if exponent.is_Rational:
             size = abs(float(exponent))
-            if size > MAX_COMPLEX_EXPONENT and base.free_symbols:
-                if size > MAX_SYMBOLIC_EXPONENT or base.has(sympy.I):
+            if base.free_symbols:
+                limit = self.bounds.power_limit(base)
+                if size > limit:
                     raise ParseFailure("exponent_too_large", "power of a symbolic expression "
-                                       "too large (at most 100, or 10 with I in the base)")
-            if _mag(base) * size > MAX_NUMBER_DIGITS:
+                                       f"too large (at most {limit} here)")
+            elif size > MAX_CONSTANT_EXPONENT:
+                raise ParseFailure("exponent_too_large",
+                                   f"exponent of a constant above {MAX_CONSTANT_EXPONENT}")
+            # A power of a sum in the variable is never expanded by SymPy;
+            # a power of a number or a product computes its coefficient.
+            if _mag(base) * size > MAX_NUMBER_DIGITS and not (base.is_Add
+                                                              and base.free_symbols):
                 raise ParseFailure("number_too_large",
                                    f"power would exceed about 10**{MAX_NUMBER_DIGITS}")
             if not exponent.is_Integer and _radicand_digits(base) > MAX_RADICAND_DIGITS:
@@ -723,16 +944,18 @@ class _Builder:
             # unevaluated; E**u is spelled exp(u) so it prints and compares
             # like SymPy's own exp.
             if base is sympy.E:
-                return _check_built(_apply(sympy.exp, [exponent]), deep=False)
-            return _check_built(sympy.Pow(base, exponent, evaluate=False), deep=False)
+                return _check_built(_apply(sympy.exp, [exponent]), deep=False,
+                                    bounds=self.bounds)
+            return _check_built(sympy.Pow(base, exponent, evaluate=False), deep=False,
+                                bounds=self.bounds)
         elif not base.free_symbols:
             # 2**sqrt(2), pi**pi, E**c: a constant tower like a function call.
             _check_constant_args("pow", [base, exponent])
-        return _check_built(sympy.Pow(base, exponent), deep=False)
+        return _check_built(sympy.Pow(base, exponent), deep=False, bounds=self.bounds)
 
     def exp(self, arg: sympy.Expr) -> sympy.Expr:
         # exp(c*log(a)) evaluates to a**c, so the argument is an exponent.
-        _check_exponent_atoms(arg)
+        _check_exponent_atoms(arg, self.bounds)
         return _apply(sympy.exp, [arg])
 
 
@@ -778,14 +1001,22 @@ def _to_plain(expr: sympy.Expr) -> sympy.Expr:
 
 
 # --- public API ------------------------------------------------------------
-def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 2000,
-                     max_depth: int = 60, max_nodes: int = 2000) -> sympy.Expr:
+def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 5000,
+                     max_depth: int = 60, max_nodes: int = 5000,
+                     max_exponent: int = MAX_EXPONENT, answer: bool = True,
+                     notes: list[str] | None = None) -> sympy.Expr:
     """Parse a SymPy/Python-syntax math string into a SymPy expression, safely.
 
     ``symbol`` is the integration variable's name (``"x"``, ``"t"``, ``"X"``);
     it becomes ``sympy.Symbol(symbol)``. ``max_depth`` bounds both bracket
     nesting and expression-tree nesting (a flat ``a+b+c+...`` counts as one
-    level); ``max_nodes`` bounds the number of AST expression nodes.
+    level); ``max_nodes`` bounds the number of AST expression nodes;
+    ``max_exponent`` bounds powers of the variable (names.MAX_EXPONENT for
+    answers, MAX_INTEGRAND_EXPONENT for integrands). With ``answer=True`` an
+    additive constant of the top-level sum too large to evaluate is dropped
+    (``"huge_constant_dropped"`` is appended to ``notes``): it vanishes under
+    d/dx. ``Piecewise((expr, cond), ...)`` is read with comparisons of the
+    variable as conditions; relations are refused anywhere else.
 
     Raises :class:`~rewards.check.errors.ParseFailure` (and nothing else) for any
     rejected text; raises ``ValueError`` only for invalid *arguments* of this
@@ -811,9 +1042,10 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 2000,
     for ch in text:
         if (ch < " " and ch not in "\t\n\r") or ch == "\x7f":
             raise ParseFailure("bad_character", f"control character {ch!r}")
-    text = text.translate(_UNICODE_MAP)
+    text = _unicode_math(text.translate(_UNICODE_MAP))
     if not text.isascii():
-        raise ParseFailure("non_ascii", "only ASCII math is accepted (plus π, −, ×, ·)")
+        raise ParseFailure("non_ascii", "only ASCII math is accepted (plus π, −, ×, ·, ÷, "
+                                        "√, ∛ and superscripts)")
     if "__" in text:
         raise ParseFailure("forbidden_name", "names containing '__' are not allowed")
     if "#" in text or "\\" in text:
@@ -841,10 +1073,10 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 2000,
         # Warning: only when the host turned warnings into errors.
         raise ParseFailure("syntax_error", f"not a Python expression: {exc}"[:200]) from exc
 
-    builder = _Builder(text, symbol, max_depth, max_nodes)
+    builder = _Builder(text, symbol, max_depth, max_nodes, max_exponent, answer, notes)
     builder.validate(tree.body)
     try:
-        expr = _to_plain(builder.build(tree.body))
+        expr = _to_plain(builder.build_root(tree.body))
     except ParseFailure:
         raise
     except RecursionError as exc:

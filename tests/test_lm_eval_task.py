@@ -81,12 +81,12 @@ def lm_eval():
 
 @pytest.fixture(scope="module")
 def eval_task(lm_eval, tmp_path_factory):
-    """(task name, TaskManager): indexing lm-eval's task folders takes
-    seconds, so one manager serves the module."""
+    """(task name, TaskManager) for the module; the manager indexes only this
+    task, not lm-eval's hundreds of built-in ones (seconds each time)."""
     from lm_eval.tasks import TaskManager
 
     folder = tmp_path_factory.mktemp("lm_eval_task")
-    return _write_task(folder), TaskManager(include_path=str(folder))
+    return _write_task(folder), TaskManager(include_path=str(folder), include_defaults=False)
 
 
 def scripted_model():
@@ -169,7 +169,7 @@ def test_shipped_task_runs_from_another_working_directory(lm_eval, tmp_path, mon
     from lm_eval.tasks import TaskManager
 
     monkeypatch.chdir(tmp_path)
-    manager = TaskManager(include_path=str(TASK_DIR))
+    manager = TaskManager(include_path=str(TASK_DIR), include_defaults=False)
     model = scripted_model()
     results = lm_eval.simple_evaluate(model=model, tasks=["integrals_antiderivative"],
                                       task_manager=manager, limit=3)

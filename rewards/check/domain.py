@@ -40,8 +40,8 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from .sampling import Point, breakpoints, real_points
-from .timebox import Deadline, StepTimeout
+from .sampling import POINT_BUDGET_S, Point, breakpoints, real_points
+from .timebox import Deadline, StepTimeout, within
 
 # Functions real and finite at every real argument: an answer built only
 # from these (and + - * and integer powers) is real wherever it is finite.
@@ -286,10 +286,10 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             deadline.check()
             t = mp.mpf(points[i][0])
             values = {symbol: t, **params}
-            if f_value(values) is None:
+            if within(POINT_BUDGET_S, deadline, f_value, values) is None:
                 continue
             component = sum(1 for hi in split_at if hi < t)
-            defined = F_value(values) is not None
+            defined = within(POINT_BUDGET_S, deadline, F_value, values) is not None
             components.setdefault(component, []).append(defined)
             if defined:
                 usable.add(i)

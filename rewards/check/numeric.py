@@ -18,8 +18,8 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from .sampling import Point
-from .timebox import Deadline, StepTimeout
+from .sampling import POINT_BUDGET_S, Point
+from .timebox import Deadline, StepTimeout, within
 
 # Digits used at each level. 30 is the cheap screen; 60 and 120 are only
 # paid for rejections that need confirming and for unproven accepts.
@@ -62,6 +62,16 @@ class _Compiled:
         self.f_integrand = _compile(integrand, tuple(args))
         self.param_values = list(param_values)
 
+    def at(self, point: Any, params: list[Any]) -> tuple[Any, Any] | None:
+        """(F', f) at one point; ``None`` at a pole or outside a domain."""
+        try:
+            return (mp.mpmathify(self.f_derivative(point, *params)),
+                    mp.mpmathify(self.f_integrand(point, *params)))
+        except StepTimeout:
+            raise
+        except Exception:  # noqa: BLE001 - a pole or domain error: point unusable
+            return None
+
     def residuals(self, dps: int, points: list[Point], deadline: Deadline,
                   usable: set[int] | None = None, real_only: bool = True) -> dict:
         """Relative residual at each usable point index, at ``dps`` digits."""
@@ -73,13 +83,10 @@ class _Compiled:
                     continue
                 deadline.check()
                 point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
-                try:
-                    value_d = mp.mpmathify(self.f_derivative(point, *params))
-                    value_f = mp.mpmathify(self.f_integrand(point, *params))
-                except StepTimeout:
-                    raise
-                except Exception:  # noqa: BLE001 - a pole or domain error: point unusable
+                values = within(POINT_BUDGET_S, deadline, self.at, point, params)
+                if values is None:
                     continue
+                value_d, value_f = values
                 if not (mp.isfinite(value_d) and mp.isfinite(value_f)):
                     continue
                 if (real_only and im_ == "0"
@@ -91,6 +98,15 @@ class _Compiled:
                 scale = max(abs(value_d), abs(value_f), mp.mpf(1))
                 out[index] = abs(value_d - value_f) / scale
         return out
+
+
+def _abs_value(fn, point, params) -> Any:
+    try:
+        return abs(mp.mpmathify(fn(point, *params)))
+    except StepTimeout:
+        raise
+    except Exception:  # noqa: BLE001 - a pole: this point says nothing
+        return None
 
 
 def _tiny(residual, dps: int) -> bool:
@@ -256,11 +272,8 @@ class NumericComparer:
                 for index, scale in scales.items():
                     re_, im_ = self.points[index]
                     point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
-                    try:
-                        value = abs(mp.mpmathify(fn(point, *values)))
-                    except Exception:  # noqa: BLE001 - a pole: this point says nothing
-                        continue
-                    if not mp.isfinite(value):
+                    value = within(POINT_BUDGET_S, self.deadline, _abs_value, fn, point, values)
+                    if value is None or not mp.isfinite(value):
                         continue
                     seen += 1
                     if value > scale * mp.mpf(10) ** (-(top - GUARD_DIGITS)):
@@ -278,9 +291,9 @@ class NumericComparer:
             for index in self._at(dps):
                 re_, im_ = self.points[index]
                 point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
-                value_d = mp.mpmathify(self._compiled.f_derivative(point, *params))
-                value_f = mp.mpmathify(self._compiled.f_integrand(point, *params))
-                out[index] = max(abs(value_d), abs(value_f), mp.mpf(1))
+                values = within(POINT_BUDGET_S, self.deadline, self._compiled.at, point, params)
+                if values is not None:
+                    out[index] = max(abs(values[0]), abs(values[1]), mp.mpf(1))
         return out
 
     def confirm_zero(self) -> dict[str, Any]:

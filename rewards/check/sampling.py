@@ -37,6 +37,9 @@ from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from .timebox import Deadline, StepTimeout
 
 Point = tuple[str, str]
+# Time one point's evaluation may take before the point counts as unusable:
+# exp(cos(exp(z))) at |z| = 30 builds a number with 10^12 digits.
+POINT_BUDGET_S = 0.25
 
 # Breakpoints are looked for (and used) within this distance of the origin:
 # far enough to cover the scales the spread points reach.

@@ -87,3 +87,21 @@ def time_limit(seconds: float) -> Iterator[bool]:
             left = outer_remaining - (time.monotonic() - started)
             # An outer limit that already passed fires at once on re-arm.
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-4))
+
+
+def within(seconds: float, deadline: Deadline, fn, *args):
+    """``fn(*args)``, or ``None`` if it runs past ``seconds``.
+
+    For one step among many (one sample point: ``exp(cos(exp(z)))`` at
+    ``|z| = 30`` builds a number with 10^12 digits): that step is given up,
+    the others go on. The check's own ``deadline`` passing still raises.
+    Off the main thread (no signal timer) the step runs unbounded and the
+    check's cooperative deadline and the pool's watchdog remain the bounds.
+    """
+    try:
+        with time_limit(min(seconds, max(deadline.remaining(), 1e-3))):
+            return fn(*args)
+    except StepTimeout:
+        if deadline.expired():
+            raise
+        return None

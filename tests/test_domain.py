@@ -182,3 +182,44 @@ def test_log_of_a_shifted_abs_is_correct(a):
     result = check(f"log(Abs(x - ({a})))", f"1/(x - ({a}))", kind="sympy")
     assert result.verdict is Verdict.CORRECT, result.render()
     assert result.confidence is Confidence.SYMBOLIC
+
+
+@pytest.mark.parametrize("expr, at, expected", [
+    (sp.sign(x), -1, -1),                       # piecewise-constant functions are real everywhere
+    (sp.floor(x), -1.5, -2),
+    (sp.ceiling(x), -1.5, -1),
+    (sp.frac(x), -1.25, 0.75),
+    (sp.Heaviside(x), -1, 0),
+    (sp.Heaviside(x), 0, 0.5),                  # SymPy's value at 0
+    (sp.Max(x, 2 * x), -1, -1),
+    (sp.Abs(x), -3, 3),
+    (sp.log(x, evaluate=False), -1, None),      # complex, so no real value
+    (sp.sqrt(x, evaluate=False), -1, None),
+    (sp.asin(2 * x), 1, None),
+    (sp.exp(2 * sp.log(x, evaluate=False), evaluate=False), -1, None),  # not real: ln(-1)
+    (sp.exp(2 * sp.log(x, evaluate=False), evaluate=False), 2, 4),
+    (1 / x, 0, None),
+])
+def test_real_evaluator_reads_each_function_on_the_real_line(expr, at, expected):
+    import mpmath as mp
+
+    from rewards.check.domain import RealEvaluator
+
+    value = RealEvaluator(expr)({"x": mp.mpf(at)})
+    if expected is None:
+        assert value is None
+    else:
+        assert value is not None and abs(value - expected) < 1e-12
+
+
+def test_a_point_where_a_value_is_too_large_to_hold_is_skipped_not_undefined():
+    import mpmath as mp
+
+    from rewards.check.domain import TOO_LARGE, RealEvaluator
+
+    tower = x ** (x ** (x ** x))  # at 300 its binary exponent alone needs 10^740 bits
+    assert RealEvaluator(tower)({"x": mp.mpf(300)}) is TOO_LARGE
+    assert RealEvaluator(sp.exp(sp.exp(x)))({"x": mp.mpf(400)}) is TOO_LARGE
+    # ... so a correct answer that is only too big far out keeps its verdict.
+    result = check(r"e^{e^{x}} + |x|", "exp(x)*exp(exp(x)) + sign(x)")
+    assert result.verdict is Verdict.CORRECT, result.render()

@@ -40,7 +40,8 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from .sampling import POINT_BUDGET_S, Point, breakpoints, real_points
+from .compile import compile_expr
+from .sampling import POINT_BUDGET_S, Breakpoints, Point, breakpoints, real_points
 from .timebox import Deadline, StepTimeout, within
 
 # Functions real and finite at every real argument: an answer built only
@@ -93,8 +94,32 @@ _MPMATH: dict[type, Callable[..., Any]] = {
 }
 
 
+# Real everywhere, only not smooth (SymPy's Heaviside(0) is 1/2).
+_PIECEWISE_CONSTANT: dict[type, Callable[..., Any]] = {
+    sp.sign: mp.sign, sp.floor: mp.floor, sp.ceiling: mp.ceil,
+    sp.frac: lambda u: u - mp.floor(u),
+    sp.Heaviside: lambda u, *_: mp.mpf(1) if u > 0 else mp.mpf(0) if u < 0 else mp.mpf(0.5),
+}
+
+
 class _Undefined(Exception):
     """The expression has no real value at this point."""
+
+
+class _TooLarge(Exception):
+    """A value at this point would have more than ``2**MAX_LOG2`` magnitude."""
+
+
+# log2 of the largest magnitude evaluated. mpmath keeps a number's binary
+# exponent as a Python int, so ``x^(x^x)`` at x = 300 is cheap but one more
+# level needs an exponent of 10^740 bits: one C-level allocation that no
+# timer interrupts, which grew a process to 24 GB. Past this bound the point
+# is skipped (not "undefined": a correct e^{e^x} far out is only too big).
+MAX_LOG2 = 2 ** 40
+_GROWTH = {sp.exp, sp.sinh, sp.cosh}
+
+# Returned for a point skipped because a value there is too large to compute.
+TOO_LARGE = object()
 
 
 class RealEvaluator:
@@ -122,6 +147,8 @@ class RealEvaluator:
                     raise _Undefined
                 return value
             return self._value(self.expr, {})
+        except _TooLarge:
+            return TOO_LARGE
         except (_Undefined, ZeroDivisionError, ValueError, OverflowError, TypeError):
             return None
         except StepTimeout:
@@ -133,7 +160,7 @@ class RealEvaluator:
         symbols = sorted(node.free_symbols, key=lambda s: s.name)
         fn = self._lambdified.get(node)
         if fn is None:
-            fn = self._lambdified[node] = sp.lambdify(symbols, node, "mpmath")
+            fn = self._lambdified[node] = compile_expr(symbols, node)
         return mp.mpmathify(fn(*(self.names[s.name] for s in symbols)))
 
     def _value(self, node: sp.Basic, memo: dict[sp.Basic, Any]) -> Any:
@@ -176,15 +203,16 @@ class RealEvaluator:
             if args[0] <= 0 or args[1] <= 0:
                 raise _Undefined
             return mp.log(args[0]) / mp.log(args[1])
+        if func in _GROWTH and abs(args[0]) > MAX_LOG2:
+            raise _TooLarge
         check = _DOMAINS.get(func)
         if check is not None and not check(args[0]):
             raise _Undefined
         impl = _MPMATH.get(func)
         if impl is not None:
             return impl(*args)
-        if isinstance(node, (sp.Min, sp.Max)):
-            return min(args) if isinstance(node, sp.Min) else max(args)
-        return self._generic_of(node, args)
+        return _PIECEWISE_CONSTANT[func](*args) if func in _PIECEWISE_CONSTANT else (
+            min(args) if isinstance(node, sp.Min) else max(args))
 
     def _power(self, node: sp.Pow, memo: dict[sp.Basic, Any]) -> Any:
         base = self._value(node.base, memo)
@@ -195,6 +223,8 @@ class RealEvaluator:
             return base ** int(exponent)
         e = self._value(exponent, memo)
         if base > 0:
+            if abs(e) > 1 and abs(e * mp.log(base, 2)) > MAX_LOG2:
+                raise _TooLarge
             return base ** e
         if base == 0 and e > 0:
             return mp.mpf(0)
@@ -261,18 +291,25 @@ class DomainReport:
 
 def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             parameters: dict[str, Any], rng: random.Random, deadline: Deadline,
-            dps: int = 20) -> DomainReport:
+            dps: int = 20, *, spread_only: bool = False) -> DomainReport:
     """Sample the real line (breakpoints of both expressions included) and
     apply the domain rule. ``answer`` and ``integrand`` are as parsed (plain
     symbols, unevaluated where the parser left them so); ``parameters`` maps
-    parameter names to the values the checker samples them at."""
+    parameter names to the values the checker samples them at.
+
+    ``spread_only`` skips the breakpoints (their root finding is most of the
+    cost): enough to find where both sides are real at generic points, and
+    to reject an answer that is wrong there, not to apply the rule."""
     x = next((s for s in (answer.free_symbols | integrand.free_symbols)
               if s.name == symbol), sp.Symbol(symbol))
     fixed = {s: sp.Rational(str(parameters[s.name]))
              for s in (answer.free_symbols | integrand.free_symbols) if s.name in parameters}
     roots: dict = {}
-    all_breaks = breakpoints([answer, integrand], x, deadline, fixed, cache=roots)
-    splits = breakpoints([integrand], x, deadline, fixed, domain_only=True, cache=roots)
+    if spread_only:
+        all_breaks = splits = Breakpoints()
+    else:
+        all_breaks = breakpoints([answer, integrand], x, deadline, fixed, cache=roots)
+        splits = breakpoints([integrand], x, deadline, fixed, domain_only=True, cache=roots)
     points = real_points(rng, all_breaks)
     f_value = RealEvaluator(integrand, real_values=True)
     F_value = RealEvaluator(answer)
@@ -286,10 +323,14 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             deadline.check()
             t = mp.mpf(points[i][0])
             values = {symbol: t, **params}
-            if within(POINT_BUDGET_S, deadline, f_value, values) is None:
+            f_at = within(POINT_BUDGET_S, deadline, f_value, values)
+            if f_at is None or f_at is TOO_LARGE:
+                continue
+            F_at = within(POINT_BUDGET_S, deadline, F_value, values)
+            if F_at is TOO_LARGE:
                 continue
             component = sum(1 for hi in split_at if hi < t)
-            defined = within(POINT_BUDGET_S, deadline, F_value, values) is not None
+            defined = F_at is not None
             components.setdefault(component, []).append(defined)
             if defined:
                 usable.add(i)

@@ -18,6 +18,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
+from .compile import compile_expr
 from .sampling import POINT_BUDGET_S, Point
 from .timebox import Deadline, StepTimeout, within
 
@@ -46,7 +47,7 @@ def sampling_mode(*exprs: sp.Expr) -> str:
 @functools.lru_cache(maxsize=256)
 def _compile(expr: sp.Expr, args: tuple[sp.Symbol, ...]):
     # A GRPO group checks 8+ answers against one integrand: compile it once.
-    return sp.lambdify(list(args), expr, "mpmath")
+    return compile_expr(args, expr)
 
 
 class _Compiled:
@@ -58,7 +59,7 @@ class _Compiled:
         # Separately, rather than lambdifying a simplified residual:
         # ``simplify`` can produce a Piecewise holding ``zoo``, which lambdify
         # cannot compile at all.
-        self.f_derivative = sp.lambdify(args, derivative, "mpmath")
+        self.f_derivative = compile_expr(args, derivative)
         self.f_integrand = _compile(integrand, tuple(args))
         self.param_values = list(param_values)
 
@@ -264,7 +265,7 @@ class NumericComparer:
             for term in terms:
                 self.deadline.check()
                 try:
-                    fn = sp.lambdify(args, term, "mpmath")
+                    fn = compile_expr(args, term)
                 except Exception:  # noqa: BLE001 - unlambdifiable: cannot judge
                     continue
                 seen = 0

@@ -617,12 +617,14 @@ class _Evidence:
         # than from an identity of analytic functions (complex points).
         self.on_real_line = False
 
+    def _parameters(self) -> dict[str, str]:
+        return {p.name: v for p, v in zip(self.params, self.param_values, strict=True)}
+
     def domain(self) -> DomainReport:
         if self._domain is None:
             self._domain = analyze(self.written, self.parsed_integrand, self.symbol,
-                                   {p.name: v for p, v in zip(self.params, self.param_values,
-                                                              strict=True)},
-                                   random.Random(self.seed ^ 1), self.deadline)
+                                   self._parameters(), random.Random(self.seed ^ 1),
+                                   self.deadline)
         return self._domain
 
     def _comparer(self, points, usable=None, real_only=True) -> NumericComparer:
@@ -652,6 +654,17 @@ class _Evidence:
             # A correct real-line answer can sit on another branch of sqrt/log
             # than the integrand off the real axis: judge it on the real line,
             # where both are real (breakpoints and both sides of them sampled).
+            # Generic real points first: a wrong answer (the usual reason for
+            # a complex mismatch) fails there, without the breakpoint search.
+            quick = analyze(self.written, self.parsed_integrand, self.symbol,
+                            self._parameters(), random.Random(self.seed ^ 3), self.deadline,
+                            spread_only=True)
+            if quick.decision != "empty":
+                quick_screen = self._real_line_comparer(quick).screen()
+                if quick_screen["decision"] == "nonzero":
+                    screen["real_fallback"] = "nonzero"
+                    return comparer, {**screen, "decision": "nonzero",
+                                      "real_spread": quick_screen}
             domain = self.domain()
             real = self._real_line_comparer(domain)
             real_screen = self._real_screen(real, domain)

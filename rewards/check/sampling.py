@@ -34,6 +34,7 @@ import mpmath as mp
 import sympy as sp
 from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
+from .compile import compile_expr
 from .timebox import Deadline, StepTimeout
 
 Point = tuple[str, str]
@@ -192,7 +193,7 @@ def _numeric_roots(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
     Machine floats: a breakpoint only has to fall in the right gap between
     sample points, and the scan evaluates ``g`` a thousand times."""
     try:
-        fn = sp.lambdify(x, g, modules=["math", "mpmath"])
+        fn = compile_expr([x], g, ["math", "mpmath"])
     except Exception:  # noqa: BLE001 - a node lambdify cannot print: no breakpoints from it
         return []
 

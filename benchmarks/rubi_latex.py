@@ -394,6 +394,12 @@ def _decided_by(rec: dict[str, Any]) -> str:
     return f"`{rec['stage']}` (before the ladder)"
 
 
+def _is_error(result: Any) -> bool:
+    """A rung that failed, as opposed to one that ran and did not prove."""
+    return isinstance(result, str) and (
+        result.startswith(("error", "interrupted")) or result.endswith("Error"))
+
+
 def rung_table(records: list[dict[str, Any]]) -> list[list[Any]]:
     tried: dict[str, list[dict]] = defaultdict(list)
     order: list[str] = []
@@ -403,20 +409,21 @@ def rung_table(records: list[dict[str, Any]]) -> list[list[Any]]:
             if name not in tried:
                 order.append(name)
             tried[name].append(t)
-    try:  # the ladder's own order, where the engine still exposes it
-        from rewards.check.symbolic import LADDER
+    # The order they run in: the fast normal-form rungs (a combined label such
+    # as ``inverse_to_log+split_radicals`` after its first part), then the ladder.
+    from rewards.check.normal_form import RUNGS
+    from rewards.check.symbolic import LADDER
 
-        rank = {rung[0]: i for i, rung in enumerate(LADDER)}
-        order.sort(key=lambda n: rank.get(n, len(rank)))
-    except (ImportError, TypeError, IndexError):
-        pass
+    names = [name for name, _ in RUNGS] + [rung[0] for rung in LADDER]
+    rank = {name: i for i, name in enumerate(names)}
+    order.sort(key=lambda n: (rank.get(n.split("+")[0], len(rank)), n))
     proved = Counter(_decided_by(rec) for rec in records)
     rows = []
     for name in order:
         values = tried[name]
         ms = [float(t.get("ms") or 0.0) for t in values]
         timeouts = sum(1 for t in values if t.get("result") == "timeout")
-        errors = sum(1 for t in values if t.get("result") not in (True, False, "timeout"))
+        errors = sum(1 for t in values if _is_error(t.get("result")))
         rows.append([f"`{name}`", proved.pop(name, 0), len(values), sum(ms) / 1000,
                      sum(ms) / len(values), max(ms), timeouts, errors])
     for label in sorted(proved, key=lambda k: (k.startswith("not accepted"),

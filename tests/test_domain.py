@@ -223,3 +223,23 @@ def test_a_point_where_a_value_is_too_large_to_hold_is_skipped_not_undefined():
     # ... so a correct answer that is only too big far out keeps its verdict.
     result = check(r"e^{e^{x}} + |x|", "exp(x)*exp(exp(x)) + sign(x)")
     assert result.verdict is Verdict.CORRECT, result.render()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_answer_real_everywhere_is_not_cut_short_by_rounding_far_out(seed):
+    # atanh(u) with u = 1 - e^{-x} far out: at 20 digits u rounds to 1 for
+    # x > 46, where the answer is still real (a correct Rubi antiderivative).
+    answer = 2 * sp.sqrt(3) * sp.atanh(sp.tanh(x) / sp.sqrt(sp.sech(x) + 1))
+    report = analyze(answer, sp.sqrt(3 * sp.sech(x) + 3), "x", {}, random.Random(seed),
+                     Deadline(30))
+    assert report.decision == "ok" and report.covered == report.components, report
+    # ... while a logarithm of a negative number stays undefined at any precision.
+    assert analyze(sp.log(-x**2 - 1, evaluate=False), x, "x", {}, random.Random(seed),
+                   Deadline(30)).decision == "partial"
+
+
+def test_atanh_answer_real_on_the_whole_line_is_correct():
+    result = check(r"2 \sqrt{3} \operatorname{atanh}{\left(\frac{\tanh{\left(x \right)}}"
+                   r"{\sqrt{\operatorname{sech}{\left(x \right)} + 1}} \right)} + C",
+                   "sqrt(3*sech(x) + 3)")
+    assert result.verdict is Verdict.CORRECT, result.render()

@@ -147,6 +147,12 @@ FORMS_X: list[tuple[str, sp.Expr]] = [
     (r"\sech^{-1} x", sp.asech(x)),
     (r"\cosh x \sinh x", sp.cosh(x) * sp.sinh(x)),
     # special functions
+    # a power written on the function's name, as sympy.latex writes fractional ones
+    (r"\frac{2 \cos^{5}{\left(x \right)}}{5 \sin^{\frac{5}{2}}{\left(2 x \right)}}",
+     2 * sp.cos(x)**5 / (5 * sp.sin(2 * x)**sp.Rational(5, 2))),
+    (r"\tan^{\frac{3}{2}}{\left(x \right)}", sp.tan(x)**sp.Rational(3, 2)),
+    (r"\sin^{-2}(x)", sp.sin(x)**-2),
+    (r"\sin^{-\frac{1}{2}}(x)", 1 / sp.sqrt(sp.sin(x))),
     (r"\operatorname{erf}(x)", sp.erf(x)),
     (r"\frac{\sqrt{\pi}}{2}\operatorname{erf}{\left(x \right)}", sp.sqrt(sp.pi) * sp.erf(x) / 2),
     (r"\frac{\sqrt{\pi} \operatorname{erf}{\left(x \right)}}{2}", sp.sqrt(sp.pi) * sp.erf(x) / 2),

@@ -121,6 +121,15 @@ _GROWTH = {sp.exp, sp.sinh, sp.cosh}
 # Returned for a point skipped because a value there is too large to compute.
 TOO_LARGE = object()
 
+# Most digits an answer undefined at a point is evaluated with again before
+# the point counts as outside its real domain.
+_MAX_RETRY_DPS = 2000
+
+
+def _retry_precisions(dps: int, t: Any) -> tuple[int, ...]:
+    # Far out, an e^{-|x|} term next to 1 needs |x| / 2.3 digits to be seen.
+    return (4 * dps, min(_MAX_RETRY_DPS, max(16 * dps, int(abs(t) / 2) + 2 * dps)))
+
 
 class RealEvaluator:
     """Values of one expression at real points, in real analysis (see the
@@ -327,6 +336,15 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             if f_at is None or f_at is TOO_LARGE:
                 continue
             F_at = within(POINT_BUDGET_S, deadline, F_value, values)
+            for retry_dps in _retry_precisions(dps, t):
+                if F_at is not None:
+                    break
+                # Undefined, or only rounded there? atanh(tanh x / sqrt(1 + sech x))
+                # is real everywhere, but at x = 50 and 20 digits its argument
+                # rounds to 1. A log of a negative stays undefined at any precision.
+                with mp.workdps(retry_dps):
+                    F_at = within(POINT_BUDGET_S, deadline, F_value,
+                                  {symbol: mp.mpf(points[i][0]), **params})
             if F_at is TOO_LARGE:
                 continue
             component = sum(1 for hi in split_at if hi < t)

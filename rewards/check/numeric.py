@@ -46,7 +46,8 @@ def sampling_mode(*exprs: sp.Expr) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _compile(expr: sp.Expr, args: tuple[sp.Symbol, ...]):
-    # A GRPO group checks 8+ answers against one integrand: compile it once.
+    # A GRPO group checks 8+ answers against one integrand: compile it once;
+    # and a check compares its F' on complex points, then on the real line.
     return compile_expr(args, expr)
 
 
@@ -59,7 +60,7 @@ class _Compiled:
         # Separately, rather than lambdifying a simplified residual:
         # ``simplify`` can produce a Piecewise holding ``zoo``, which lambdify
         # cannot compile at all.
-        self.f_derivative = compile_expr(args, derivative)
+        self.f_derivative = _compile(derivative, tuple(args))
         self.f_integrand = _compile(integrand, tuple(args))
         self.param_values = list(param_values)
 

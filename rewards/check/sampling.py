@@ -29,6 +29,7 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import mpmath as mp
 import sympy as sp
@@ -61,10 +62,30 @@ _MAX_EXACT_DEGREE = 60
 
 
 def seed_for(*exprs: sp.Basic) -> int:
-    """A seed from the expressions' exact structure (``srepr`` is canonical:
-    no hash randomization, no numeric sorting)."""
-    digest = hashlib.sha256("\x1f".join(sp.srepr(e) for e in exprs).encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+    """A seed from the expressions' exact structure: the same in every
+    process (no ``hash()``, which is randomized per process)."""
+    digest = hashlib.sha256()
+    for e in exprs:
+        _digest_structure(e, digest)
+        digest.update(b"\x1f")
+    return int.from_bytes(digest.digest()[:8], "big")
+
+
+def _digest_structure(expr: sp.Basic, digest: Any) -> None:
+    # What ``srepr`` prints (class names, atoms, args in SymPy's canonical
+    # order), without the printer: srepr of every derivative was 4% of a
+    # hard check.
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        args = node.args if isinstance(node, sp.Basic) else ()
+        if args:
+            digest.update(f"{type(node).__name__}({len(args)}".encode())
+            stack.extend(reversed(args))
+        else:
+            digest.update(sp.srepr(node).encode() if isinstance(node, sp.Basic)
+                          else repr(node).encode())
+        digest.update(b",")
 
 
 def _decimal(value: float, digits: int = 8) -> str:

@@ -46,6 +46,10 @@ _HEADS = {
 _INVERSE = {"sin": "asin", "cos": "acos", "tan": "atan", "csc": "acsc", "sec": "asec",
             "cot": "acot", "sinh": "asinh", "cosh": "acosh", "tanh": "atanh"}
 _MAX_TOKENS = 4000
+# A power written on a function head, ``\sin^{2}`` or ``\sin^{\frac{5}{2}}``
+# (sympy.latex writes both), read as a power of the application, as the
+# grammar reads it; ``^{-1}`` is the inverse (above).
+_POWER_OF_HEAD = re.compile(r"-?\d+(?:/\d+)?")
 
 
 class _Bail(Exception):
@@ -227,8 +231,8 @@ class _Reader:
         bare = None if exponent is None else exponent.replace("(", "").replace(")", "")
         if bare == "-1" and head in _INVERSE:
             name, exponent = _INVERSE[head], None
-        elif bare is not None and not bare.isdigit():
-            raise _Bail
+        elif bare is not None and not _POWER_OF_HEAD.fullmatch(bare):
+            raise _Bail             # \sin^{x}{y}: the grammar decides
         argument = self.group("{", "}")
         if name is None:
             raise _Bail

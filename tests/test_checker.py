@@ -232,3 +232,19 @@ def test_real_fallback_judges_only_where_the_integrand_is_real():
     ok = verdict("2 * sqrt((3*x - 1)**3)", "9*sqrt(3*x - 1)", kind="sympy")
     assert ok.verdict is Verdict.CORRECT
     assert verdict("-2*(3*x-1)**(3/2)", "9*sqrt(3*x - 1)", kind="sympy").verdict is Verdict.WRONG
+
+
+@pytest.mark.parametrize("answer, integrand, symbol, verdict", [
+    # A variable named like an integration constant is still the variable:
+    # its trailing term is part of F, never dropped as "+ C".
+    (r"\frac{c^3}{3} + c", "c**2", "c", Verdict.WRONG),
+    (r"\frac{c^3}{3} + c", "c**2 + 1", "c", Verdict.CORRECT),
+    ("c**3/3 + c", "c**2 + 1", "c", Verdict.CORRECT),
+    (r"\frac{C^3}{3} + C", "C**2", "C", Verdict.WRONG),
+    (r"\frac{K^3}{3} + K", "K**2 + 1", "K", Verdict.CORRECT),
+    (r"\frac{c^3}{3} + C", "c**2", "c", Verdict.CORRECT),   # C is still a constant
+])
+def test_variable_named_like_a_constant_is_not_dropped(answer, integrand, symbol, verdict):
+    result = check_antiderivative(answer, integrand, symbol=symbol, input_kind="answer",
+                                  timeout_s=30)
+    assert result.verdict is verdict, result.render()

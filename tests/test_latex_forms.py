@@ -789,3 +789,23 @@ def test_huge_additive_constant_is_dropped():
     assert "huge_constant_dropped" in rules
     with pytest.raises(ParseFailure):
         parse_latex(r"\frac{x^3}{3} + 10^{10^{10}}", "x", answer=False)
+
+
+@pytest.mark.parametrize("text, symbol, expected", [
+    (r"\frac{x^2}{2} + C", "x", r"\frac{x^2}{2}"),
+    ("x**2/2+C", "x", "x**2/2"),
+    (r"x - C_{1}", "x", "x"),
+    (r"\ln|x| + \text{const}", "x", r"\ln|x|"),
+    ("2x\n+ C", "x", "2x"),
+    # left as written: the tail is not a term of its own, or is the variable
+    ("x**-C", "x", "x**-C"),
+    ("x^-C", "x", "x^-C"),
+    (r"x \cdot + C", "x", r"x \cdot + C"),
+    ("C", "x", "C"),
+    ("c**3/3 + c", "c", "c**3/3 + c"),
+    ("x + Cx", "x", "x + Cx"),
+])
+def test_answers_are_deduplicated_without_their_integration_constant(text, symbol, expected):
+    from rewards.check.parse import without_integration_constant
+
+    assert without_integration_constant(text, symbol) == expected

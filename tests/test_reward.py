@@ -103,6 +103,18 @@ def test_dedup_and_cache():
         assert r._pool.stats.tasks == tasks  # nothing went to the workers
 
 
+def test_an_answer_and_the_same_answer_plus_c_are_checked_once():
+    extra = {}
+    with AntiderivativeReward(workers=1) as r:
+        out = call(r, [r"\boxed{x^3/3}", r"\boxed{x^3/3 + C}", r"\boxed{x^3/3 - C_1}",
+                       r"\boxed{x^3/3 + x}"], ["x**2"] * 4, log_extra=extra.__setitem__)
+        assert out == [1.0, 1.0, 1.0, 0.0]
+        assert r.last_metrics["cache_hit_rate"] == pytest.approx(2 / 4)
+    # ... and each row still shows the answer as written.
+    assert extra[f"{r.__name__}/extracted_answer"] == ["x^3/3", "x^3/3 + C", "x^3/3 - C_1",
+                                                      "x^3/3 + x"]
+
+
 def test_pickles_and_works_from_a_thread(reward):
     clone = pickle.loads(pickle.dumps(reward))
     try:

@@ -120,6 +120,8 @@ _GROWTH = {sp.exp, sp.sinh, sp.cosh}
 
 # Returned for a point skipped because a value there is too large to compute.
 TOO_LARGE = object()
+# An answer real (in real analysis) at a sample point.
+REAL = object()
 
 # Most digits an answer undefined at a point is evaluated with again before
 # the point counts as outside its real domain.
@@ -258,6 +260,50 @@ class RealEvaluator:
         raise _Undefined
 
 
+class _ImaginaryPart:
+    """Im F at a point where F is not real: its principal-branch value, or
+    ``None`` where it has none (a pole)."""
+
+    def __init__(self, expr: sp.Expr) -> None:
+        self.expr = expr
+        self._fn: Callable[..., Any] | None = None
+
+    def __call__(self, values: dict[str, Any]) -> Any:
+        try:
+            symbols = sorted(self.expr.free_symbols, key=lambda s: s.name)
+            if self._fn is None:
+                self._fn = compile_expr(symbols, self.expr)
+            value = mp.mpmathify(self._fn(*(values[s.name] for s in symbols)))
+        except StepTimeout:
+            raise
+        except Exception:  # noqa: BLE001 - no value at this point
+            return None
+        return mp.im(value) if mp.isfinite(value) else None
+
+
+def _real(members: list[tuple[int, Any]], dps: int) -> list[tuple[int, Any]]:
+    return [(i, o) for i, o in members if o is REAL]
+
+
+def _real_up_to_a_constant(members: list[tuple[int, Any]], dps: int) -> list[tuple[int, Any]]:
+    """The points of one component where F counts as defined: where it is
+    real, or, when its imaginary part is the same at every point of the
+    component, everywhere it has a value. F - ic is then a real function,
+    an antiderivative exactly when F is: Rubi's
+    ``\operatorname{artanh}\sqrt{x+1}`` terms for x > 0 (real part plus
+    i pi/2), next to a ``\sqrt{x^2}`` that keeps the check on the real line.
+    A logarithm of a negative number on only part of the component leaves an
+    imaginary part that changes there, so the rule still rejects it."""
+    offsets = [mp.mpf(0) if o is REAL else o for _, o in members]
+    if not offsets or any(o is None for o in offsets):
+        return _real(members, dps)
+    top = max(offsets)
+    tolerance = mp.mpf(10) ** (-(dps // 2)) * max(mp.mpf(1), abs(top))
+    if top - min(offsets) <= tolerance:
+        return members
+    return _real(members, dps)
+
+
 def _real_part_if_real(value: Any) -> Any:
     if isinstance(value, mp.mpc):
         # Relative: I*csch(x) is tiny far out, but never real.
@@ -322,7 +368,10 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
     points = real_points(rng, all_breaks)
     f_value = RealEvaluator(integrand, real_values=True)
     F_value = RealEvaluator(answer)
-    components: dict[int, list[bool]] = {}
+    F_offset = _ImaginaryPart(answer)
+    # component -> [(point index, REAL, or Im F where F is not real, or None
+    # where it has no value)]
+    components: dict[int, list[tuple[int, Any]]] = {}
     usable: set[int] = set()
     with mp.workdps(dps):
         params = {name: mp.mpf(str(v)) for name, v in parameters.items()}
@@ -348,11 +397,22 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             if F_at is TOO_LARGE:
                 continue
             component = sum(1 for hi in split_at if hi < t)
-            defined = F_at is not None
-            components.setdefault(component, []).append(defined)
-            if defined:
-                usable.add(i)
-    covered = sum(1 for flags in components.values() if all(flags))
+            offset = REAL if F_at is not None else within(
+                POINT_BUDGET_S, deadline, F_offset, values)
+            components.setdefault(component, []).append((i, offset))
+    # Real analysis first; only an answer real on no whole component is read
+    # again up to an imaginary constant (acosh x is right on x > 1 and must
+    # not be compared on x < -1, where it is acosh|x| + i pi and F' = -f).
+    covered = 0
+    for reading in (_real, _real_up_to_a_constant):
+        usable.clear()
+        covered = 0
+        for members in components.values():
+            defined = reading(members, dps)
+            usable.update(i for i, _ in defined)
+            covered += len(defined) == len(members)
+        if covered:
+            break
     if not components:
         decision = "empty"
     else:

@@ -32,6 +32,10 @@ GUARD_DIGITS = 10
 # the precision rises is a real difference, not round-off.
 STABLE_ORDERS = 3
 MIN_USABLE_POINTS = 4
+# Beyond this |z|, an exponential term is below round-off next to 1 at the
+# screen's digits: a difference found there is checked with more digits.
+FAR_OUT = 30
+MAX_FAR_DIGITS = 600
 
 
 # For real x, sign(x)/Abs(x) == 1/x, but for complex z it is 1/conj(z):
@@ -79,6 +83,7 @@ class _Compiled:
         """Relative residual at each usable point index, at ``dps`` digits."""
         out: dict[int, Any] = {}
         with mp.workdps(dps):
+            negligible = mp.mpf(10) ** (-(dps // 2))
             params = [mp.mpf(v) for v in self.param_values]
             for index, (re_, im_) in enumerate(points):
                 if usable is not None and index not in usable:
@@ -96,6 +101,11 @@ class _Compiled:
                     # On the real line an antiderivative is owed only where
                     # the integrand is real: 2 sqrt((3x-1)^3) is right for
                     # 9 sqrt(3x-1) on x > 1/3 and on another branch below.
+                    continue
+                if max(abs(value_d), abs(value_f)) < negligible:
+                    # Both sides vanish to this precision (csch(x)^3 at
+                    # x = 750): any answer agrees here, so the point is no
+                    # evidence, for or against.
                     continue
                 scale = max(abs(value_d), abs(value_f), mp.mpf(1))
                 out[index] = abs(value_d - value_f) / scale
@@ -177,6 +187,8 @@ class NumericComparer:
         except Exception:  # noqa: BLE001 - a node lambdify cannot print: no usable point
             self._compiled = None
         self._cache: dict[int, dict[int, Any]] = {}
+        # Points found to say nothing (see _cancellation_far_out).
+        self._dropped: set[int] = set()
         # A literal with d digits can hide a change of size 10^-d (inside a
         # function or a factor, where invisible_terms cannot see it): the
         # confirmation must resolve twice that (cos(10^-d) - 1 ~ 10^-2d).
@@ -194,7 +206,7 @@ class NumericComparer:
     def _common(self, *levels: int) -> tuple[list[Any], int, str | None]:
         """Worst residual per level over the points usable at every level."""
         maps = [self._at(d) for d in levels]
-        keys = set(maps[0])
+        keys = set(maps[0]) - self._dropped
         for m in maps[1:]:
             keys &= set(m)
         if not keys:
@@ -238,9 +250,43 @@ class NumericComparer:
             if n_usable < MIN_USABLE_POINTS:
                 return self._record("inconclusive", (low, high), worst, n_usable, point)
             decision = _classify(worst[0], worst[1], low, high)
+            while decision == "nonzero" and self._cancellation_far_out(high):
+                worst, n_usable, point = self._common(low, high)
+                if n_usable < MIN_USABLE_POINTS:
+                    return self._record("inconclusive", (low, high), worst, n_usable, point)
+                decision = _classify(worst[0], worst[1], low, high)
             if decision != "undecided":
                 return self._record(decision, (low, high), worst, n_usable, point)
         return self._record("inconclusive", (LEVELS[-2], LEVELS[-1]), worst, n_usable, point)
+
+    def _cancellation_far_out(self, dps: int) -> bool:
+        """Whether the worst point is far out and its difference only
+        cancellation: then it is dropped (True) and the rest decide.
+
+        ``1 - sqrt(1 + e^x)`` at x = -340 is 10^-148, and 0 at 30 or 60
+        digits: a correct answer then differs there at every level the
+        screen uses. Far out (|z| > FAR_OUT), the worst point is evaluated
+        once more with the digits its size needs (e^|z| has |z|/2.3); a
+        difference that was cancellation vanishes, a real one stays.
+        """
+        residuals = self._at(dps)
+        keys = [k for k in residuals if k not in self._dropped]
+        if not keys:
+            return False
+        worst = max(keys, key=lambda k: residuals[k])
+        re_, im_ = self.points[worst]
+        size = abs(mp.mpc(mp.mpf(re_), mp.mpf(im_)))
+        if size <= FAR_OUT or self._compiled is None:
+            return False
+        digits = min(MAX_FAR_DIGITS, dps + int(size * mp.mpf("0.45")))
+        again = self._compiled.residuals(digits, self.points, self.deadline, {worst},
+                                         self.real_only).get(worst)
+        # Tiny at the screen's own standard: the extra digits only have to
+        # make up for what the cancellation ate.
+        if again is not None and not _tiny(again, dps):
+            return False
+        self._dropped.add(worst)
+        return True
 
     def invisible_terms(self, derivative: sp.Expr, symbol: sp.Symbol, params: list[sp.Symbol],
                         max_terms: int = 40) -> list[str]:

@@ -371,7 +371,8 @@ def _run_stages(candidate, integrand, symbol, input_kind, integrand_kind, policy
     start = time.perf_counter()
     params = {s.name for s in integrand_expr.free_symbols if s.name != symbol}
     rules: list[str] = []
-    candidate_expr = drop_additive_constants(candidate_expr, params, rules)
+    # The variable is never a constant, even when named c or C.
+    candidate_expr = drop_additive_constants(candidate_expr, params | {symbol}, rules)
     extra = sorted(s.name for s in candidate_expr.free_symbols
                    if s.name != symbol and s.name not in params)
     if extra:

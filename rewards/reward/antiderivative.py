@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from ..check.extract import extract_answer
+from ..check.parse import without_integration_constant
 from ..check.pipeline import answers_to_check, extraction_stage, unextracted_result
 from ..check.result import CheckResult, StageRecord, Verdict, ms_since
 from .batcher import Batcher
@@ -249,6 +250,7 @@ class AntiderivativeReward:
         outcomes: list[Outcome | None] = [None] * len(completions)
         extract_stages: dict[int, StageRecord] = {}
         jobs: dict[int, Job] = {}
+        answers: dict[int, str] = {}
         for i, (completion, integrand, symbol) in enumerate(
                 zip(completions, integrands, symbols, strict=True)):
             symbol = cfg.symbol if _missing(symbol) else str(symbol).strip()
@@ -263,7 +265,10 @@ class AntiderivativeReward:
                 outcomes[i] = self._outcome(unextracted_result(record), None, integrand, symbol)
                 continue
             answer, alternatives = answers_to_check(extraction)
-            jobs[i] = Job(answer, integrand, symbol, alternatives)
+            answers[i] = answer
+            # F and F + C have one derivative, so one verdict: checked once.
+            jobs[i] = Job(without_integration_constant(answer, symbol), integrand, symbol,
+                          alternatives)
 
         # Dedup within the batch and across batches: GRPO groups repeat answers.
         unique: dict[Job, list[int]] = {}
@@ -296,7 +301,7 @@ class AntiderivativeReward:
                 # for the check; the rest are dedup/cache hits.
                 cached = job in hits or job in seen_fresh
                 seen_fresh.add(job)
-                outcomes[i] = self._outcome(result, job.answer, job.integrand, job.symbol, cached)
+                outcomes[i] = self._outcome(result, answers[i], job.integrand, job.symbol, cached)
         return outcomes  # type: ignore[return-value]
 
     def _outcome(self, result: CheckResult, extracted: str | None, integrand: str,

@@ -9,6 +9,7 @@ works around are listed in :mod:`rewards.check.parse.latex`.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -195,11 +196,56 @@ _CONST_TAIL = re.compile(
     r"|const\.?|constant) ?$")
 
 
-def _rule_trailing_constant(t: str) -> str:
+def _constant_tail(t: str, symbol: str | None) -> re.Match[str] | None:
+    """The trailing ``+ C`` of ``t``, unless ``C`` is the variable (then
+    ``x^3/3 + c`` in the variable ``c`` ends with a term, not a constant)."""
     m = _CONST_TAIL.search(t)
     if not m or not t[:m.start()].strip():
-        return t
-    return t[:m.start()].rstrip()
+        return None
+    if symbol is not None and re.sub(r"\\[A-Za-z]+|[^A-Za-z]", "", m.group(0)) == symbol:
+        return None
+    return m
+
+
+def _rule_trailing_constant(t: str, symbol: str | None = None) -> str:
+    m = _constant_tail(t, symbol)
+    return t if m is None else t[:m.start()].rstrip()
+
+
+# What may stand before a trailing "+ C" for it to be a term of its own:
+# the end of an operand, not an operator (x^-C, x**-C raise C).
+_OPERAND_END = re.compile(r"[\w)}\]|!.']\s*$")
+_COMMAND_END = re.compile(r"\\[A-Za-z]+\s*$")     # \cdot + C: keep the text as it is
+
+
+def without_integration_constant(text: str, symbol: str | None = None) -> str:
+    """``text`` without a trailing integration constant (``+ C``, ``- C_1``,
+    ``+ \text{const}``), for deduplicating answers before they are checked:
+    ``F`` and ``F + C`` have one derivative, so one verdict. Either syntax,
+    raw or canonical; the text unchanged when the tail is not a term of its
+    own.
+
+    >>> without_integration_constant(r"\frac{x^2}{2} + C")
+    '\\frac{x^2}{2}'
+    >>> without_integration_constant("x**-C")
+    'x**-C'
+    """
+    stripped = text.rstrip()
+    m = _constant_tail(" ".join(stripped[-80:].split()), symbol)
+    if m is None:
+        return text
+    # The match is on the tail with its spaces collapsed: find its sign in
+    # the original text by counting back the same non-space characters.
+    tail = m.group(0).replace(" ", "")
+    count, cut = 0, len(stripped)
+    while count < len(tail) and cut > 0:
+        cut -= 1
+        if not stripped[cut].isspace():
+            count += 1
+    head = stripped[:cut]
+    if not head.strip() or not _OPERAND_END.search(head) or _COMMAND_END.search(head):
+        return text
+    return head.rstrip()
 
 
 _SCRIPT_SIGN = re.compile(r"([\^_]) ?([+-]) ?(\d+)")
@@ -415,7 +461,7 @@ _PIPELINE: list[tuple[str, _Rule]] = [
 _TAIL: list[tuple[str, _Rule]] = [
     ("trailing_punctuation", _rule_trailing_punctuation),
     ("strip_dx", _rule_strip_dx),
-    ("trailing_constant", _rule_trailing_constant),
+    ("trailing_constant", _rule_trailing_constant),   # given the variable, below
 ]
 _AFTER: list[tuple[str, _Rule]] = [
     ("euler_e", _rule_euler_e),
@@ -463,7 +509,8 @@ def canonicalize_latex(text: str, rules: list[str], symbol: str | None = None) -
         for _ in range(4):
             before = t
             for name, rule in _TAIL:
-                t = run(name, rule, t)
+                t = run(name, functools.partial(_rule_trailing_constant, symbol=symbol)
+                        if rule is _rule_trailing_constant else rule, t)
             if t == before:
                 break
         return t

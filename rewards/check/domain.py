@@ -286,7 +286,7 @@ def _real(members: list[tuple[int, Any]], dps: int) -> list[tuple[int, Any]]:
 
 
 def _real_up_to_a_constant(members: list[tuple[int, Any]], dps: int) -> list[tuple[int, Any]]:
-    """The points of one component where F counts as defined: where it is
+    r"""The points of one component where F counts as defined: where it is
     real, or, when its imaginary part is the same at every point of the
     component, everywhere it has a value. F - ic is then a real function,
     an antiderivative exactly when F is: Rubi's

@@ -251,3 +251,34 @@ def test_atanh_answer_real_on_the_whole_line_is_correct():
                    r"{\sqrt{\operatorname{sech}{\left(x \right)} + 1}} \right)} + C",
                    "sqrt(3*sech(x) + 3)")
     assert result.verdict is Verdict.CORRECT, result.render()
+
+
+def _comparer(derivative, integrand, points):
+    from rewards.check.numeric import NumericComparer
+
+    return NumericComparer(derivative, integrand, x, [], Deadline(30), points, param_values=[])
+
+
+def test_points_where_both_sides_vanish_are_no_evidence_for_an_answer():
+    # At x >= 700 both 2e^{-x} and e^{-x} are below any precision the screen
+    # uses: they "agree" there whatever the answer is, so they must not
+    # count (a scaled Rubi answer was accepted on such points).
+    far = [(str(t), "0") for t in (700, 720, 750, 780, 800)]
+    assert _comparer(2 * sp.exp(-x), sp.exp(-x), far).screen()["decision"] == "inconclusive"
+    near = far + [(str(t), "0") for t in ("0.5", "-1.25", "2", "3.5")]
+    assert _comparer(2 * sp.exp(-x), sp.exp(-x), near).screen()["decision"] == "nonzero"
+    # One point with a stable difference is enough to reject.
+    assert _comparer(2 * sp.exp(-x), sp.exp(-x), far + [("1", "0")]).screen()["decision"] \
+        == "nonzero"
+
+
+def test_cancellation_far_out_is_not_a_difference():
+    # 1 - sqrt(1 + e^z) is 0 at 60 digits for z = -340: F' of a correct
+    # answer then looks wrong there until evaluated with enough digits.
+    s = sp.sqrt(1 + sp.exp(x))
+    derivative = sp.diff(sp.log(1 - s) - sp.log(1 + s), x)
+    points = [("-340.5", "0.0776"), ("0.31", "0.7"), ("-1.2", "-0.4"), ("2.5", "1.5"),
+              ("-4.1", "2.2"), ("0.9", "-3.3")]
+    assert _comparer(derivative, 1 / s, points).screen()["decision"] in ("zero", "zero_low")
+    # ... while a real difference there stays one.
+    assert _comparer(2 * derivative, 1 / s, points).screen()["decision"] == "nonzero"

@@ -238,23 +238,28 @@ class NumericComparer:
         """
         first = LEVELS[0]
         worst, n_usable, point = self._common(first)
-        if n_usable < MIN_USABLE_POINTS:
+        if n_usable == 0:
             return self._record("inconclusive", (first,), worst, n_usable, point)
         if _tiny(worst[0], first):
+            if n_usable < MIN_USABLE_POINTS:
+                return self._record("inconclusive", (first,), worst, n_usable, point)
             return self._record("zero_low", (first,), worst, n_usable, point)
         return self._escalate()
 
     def _escalate(self) -> dict[str, Any]:
+        # One point with a stable difference rejects; agreement needs
+        # MIN_USABLE_POINTS of them (csch(x)^7 vanishes at most far points,
+        # which are then no evidence: the few left must still reject).
         for low, high in zip(LEVELS, LEVELS[1:], strict=False):
             worst, n_usable, point = self._common(low, high)
-            if n_usable < MIN_USABLE_POINTS:
-                return self._record("inconclusive", (low, high), worst, n_usable, point)
-            decision = _classify(worst[0], worst[1], low, high)
+            decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
             while decision == "nonzero" and self._cancellation_far_out(high):
                 worst, n_usable, point = self._common(low, high)
-                if n_usable < MIN_USABLE_POINTS:
-                    return self._record("inconclusive", (low, high), worst, n_usable, point)
-                decision = _classify(worst[0], worst[1], low, high)
+                decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
+            if decision == "nonzero":
+                return self._record(decision, (low, high), worst, n_usable, point)
+            if n_usable < MIN_USABLE_POINTS:
+                return self._record("inconclusive", (low, high), worst, n_usable, point)
             if decision != "undecided":
                 return self._record(decision, (low, high), worst, n_usable, point)
         return self._record("inconclusive", (LEVELS[-2], LEVELS[-1]), worst, n_usable, point)

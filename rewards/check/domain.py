@@ -129,8 +129,9 @@ _MAX_RETRY_DPS = 2000
 
 
 def _retry_precisions(dps: int, t: Any) -> tuple[int, ...]:
-    # Far out, an e^{-|x|} term next to 1 needs |x| / 2.3 digits to be seen.
-    return (4 * dps, min(_MAX_RETRY_DPS, max(16 * dps, int(abs(t) / 2) + 2 * dps)))
+    # Far out, an e^{-|x|} term next to 1 needs |x| / 2.3 digits to be seen,
+    # csch(x)^2 twice that.
+    return (4 * dps, min(_MAX_RETRY_DPS, max(16 * dps, int(abs(t)) + 2 * dps)))
 
 
 class RealEvaluator:
@@ -382,6 +383,12 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             t = mp.mpf(points[i][0])
             values = {symbol: t, **params}
             f_at = within(POINT_BUDGET_S, deadline, f_value, values)
+            if f_at is not None and f_at is not TOO_LARGE and f_at == 0:
+                # 0, or only rounded to 0? (1 - coth(x)^2)^(3/2) is imaginary
+                # everywhere, but at x = 30 and 20 digits its base is 0.
+                with mp.workdps(_retry_precisions(dps, t)[-1]):
+                    f_at = within(POINT_BUDGET_S, deadline, f_value,
+                                  {symbol: mp.mpf(points[i][0]), **params})
             if f_at is None or f_at is TOO_LARGE:
                 continue
             F_at = within(POINT_BUDGET_S, deadline, F_value, values)

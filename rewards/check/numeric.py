@@ -83,7 +83,9 @@ class _Compiled:
         """Relative residual at each usable point index, at ``dps`` digits."""
         out: dict[int, Any] = {}
         with mp.workdps(dps):
-            negligible = mp.mpf(10) ** (-(dps // 2))
+            # Below this, any answer "agrees" (the residual's scale is at
+            # least 1): such a point is no evidence.
+            negligible = mp.mpf(10) ** (-(dps - GUARD_DIGITS))
             params = [mp.mpf(v) for v in self.param_values]
             for index, (re_, im_) in enumerate(points):
                 if usable is not None and index not in usable:
@@ -253,7 +255,7 @@ class NumericComparer:
         for low, high in zip(LEVELS, LEVELS[1:], strict=False):
             worst, n_usable, point = self._common(low, high)
             decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
-            while decision == "nonzero" and self._cancellation_far_out(high):
+            while decision in ("nonzero", "undecided") and self._cancellation_far_out(high):
                 worst, n_usable, point = self._common(low, high)
                 decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
             if decision == "nonzero":
@@ -266,7 +268,8 @@ class NumericComparer:
 
     def _cancellation_far_out(self, dps: int) -> bool:
         """Whether the worst point is far out and its difference only
-        cancellation: then it is dropped (True) and the rest decide.
+        cancellation: then it is dropped (True) and the rest decide. Also for
+        a residual that shrank too little with more digits to call.
 
         ``1 - sqrt(1 + e^x)`` at x = -340 is 10^-148, and 0 at 30 or 60
         digits: a correct answer then differs there at every level the
@@ -355,7 +358,10 @@ class NumericComparer:
         below about 1e-110 to slip through."""
         low, high = LEVELS[-2] + self.extra_digits, LEVELS[-1] + self.extra_digits
         worst, n_usable, point = self._common(low, high)
+        decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
+        while decision in ("nonzero", "undecided") and self._cancellation_far_out(high):
+            worst, n_usable, point = self._common(low, high)
+            decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
         if n_usable < MIN_USABLE_POINTS:
             return self._record("inconclusive", (low, high), worst, n_usable, point)
-        return self._record(_classify(worst[0], worst[1], low, high), (low, high), worst,
-                            n_usable, point)
+        return self._record(decision, (low, high), worst, n_usable, point)

@@ -409,14 +409,15 @@ def rung_table(records: list[dict[str, Any]]) -> list[list[Any]]:
             if name not in tried:
                 order.append(name)
             tried[name].append(t)
-    # The order they run in: the fast normal-form rungs (a combined label such
-    # as ``inverse_to_log+split_radicals`` after its first part), then the ladder.
+    # The order they run in: the fast path (its rungs, then the normal-form
+    # kinds it reports as the rung that proved), then the ladder.
     from rewards.check.normal_form import RUNGS
     from rewards.check.symbolic import LADDER
 
-    names = [name for name, _ in RUNGS] + [rung[0] for rung in LADDER]
-    rank = {name: i for i, name in enumerate(names)}
-    order.sort(key=lambda n: (rank.get(n.split("+")[0], len(rank)), n))
+    fast = [name for name, _ in RUNGS]
+    ladder = [rung[0] for rung in LADDER]
+    order.sort(key=lambda n: (1 + ladder.index(n), "") if n in ladder else
+               (0, f"{fast.index(n):03d}" if n in fast else f"999{n}"))
     proved = Counter(_decided_by(rec) for rec in records)
     rows = []
     for name in order:
@@ -567,8 +568,9 @@ def make_report(summaries: list[dict[str, Any]], stages: dict[str, Any] | None,
             "",
             "### Proofs: which rung proved each accepted answer",
             "",
-            "Rungs in ladder order; *proved* counts accepted answers (each distinct check "
-            "once); *tried* counts checks that ran the rung; *rung time-outs* are the rung's "
+            "Rungs in the order they run (the fast normal-form path: `normal_form` when it "
+            "did not prove, else the normal-form kind that proved; then the ladder); "
+            "*proved* counts accepted answers (each distinct check once); *tried* counts checks that ran the rung; *rung time-outs* are the rung's "
             "own time box running out (the ladder then moves on). Rows below the rungs: "
             "accepted before the ladder, accepted numeric-only (no rung proved), not accepted.",
             "",

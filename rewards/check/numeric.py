@@ -252,6 +252,9 @@ class NumericComparer:
         # One point with a stable difference rejects; agreement needs
         # MIN_USABLE_POINTS of them (csch(x)^7 vanishes at most far points,
         # which are then no evidence: the few left must still reject).
+        quick = self._worst_point_rejects(LEVELS[0], LEVELS[1])
+        if quick is not None:
+            return quick
         for low, high in zip(LEVELS, LEVELS[1:], strict=False):
             worst, n_usable, point = self._common(low, high)
             decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
@@ -265,6 +268,25 @@ class NumericComparer:
             if decision != "undecided":
                 return self._record(decision, (low, high), worst, n_usable, point)
         return self._record("inconclusive", (LEVELS[-2], LEVELS[-1]), worst, n_usable, point)
+
+    def _worst_point_rejects(self, low: int, high: int) -> dict[str, Any] | None:
+        """The usual wrong answer differs everywhere: its worst point at
+        ``low`` digits, evaluated again at ``high``, already shows a stable
+        difference, and the other points need no second evaluation. Far-out
+        worst points take the full path (cancellation check)."""
+        first = {k: v for k, v in self._at(low).items() if k not in self._dropped}
+        if not first or self._compiled is None:
+            return None
+        k = max(first, key=lambda i: first[i])
+        re_, im_ = self.points[k]
+        if _tiny(first[k], low) or abs(mp.mpc(mp.mpf(re_), mp.mpf(im_))) > FAR_OUT:
+            return None
+        again = self._compiled.residuals(high, self.points, self.deadline, {k},
+                                         self.real_only).get(k)
+        if again is None or _classify(first[k], again, low, high) != "nonzero":
+            return None
+        point = re_ if im_ == "0" else f"{re_}{'+' if not im_.startswith('-') else ''}{im_}j"
+        return self._record("nonzero", (low, high), [first[k], again], len(first), point)
 
     def _cancellation_far_out(self, dps: int) -> bool:
         """Whether the worst point is far out and its difference only

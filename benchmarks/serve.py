@@ -33,6 +33,7 @@ from typing import Any
 
 from . import DEFAULT_DATA_DIR, REPO_ROOT
 from .table import markdown_table, percentile, write_section
+from .throughput import cpu_split
 
 # (clients, completions per request): OpenRLHF <= 0.8 posts a micro-batch per
 # request from a few callers; GRPO groups of 8; OpenRLHF >= 0.9.1 posts every
@@ -66,22 +67,6 @@ def in_process(batches, workers: int, timeout_s: float) -> dict[str, Any]:
         wall = time.perf_counter() - started
     n = len(rewards)
     return {"completions": n, "wall_s": wall, "cps": n / wall, "rewards": rewards}
-
-
-def _cpu_s(pid: int) -> tuple[float, float]:
-    """CPU seconds of a process itself and of its live descendants."""
-    import psutil
-
-    proc = psutil.Process(pid)
-    own = proc.cpu_times()
-    kids = 0.0
-    for child in proc.children(recursive=True):
-        try:
-            t = child.cpu_times()
-            kids += t.user + t.system
-        except psutil.Error:
-            continue
-    return own.user + own.system, kids
 
 
 def _workers_rss_mb(pid: int) -> float:
@@ -189,13 +174,13 @@ def run(args) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             proc, address = start_server(args.workers, args.timeout)
             try:
                 rss_before = _workers_rss_mb(proc.pid)
-                server_cpu, client_cpu = _cpu_s(proc.pid), _cpu_s(os.getpid())[0]
+                server_cpu, client_cpu = cpu_split(proc.pid), cpu_split(os.getpid())[0]
                 out = load(address, rows, clients=clients, per_request=per_request,
                            duration_s=args.duration)
                 rss_after = _workers_rss_mb(proc.pid)
-                server_after = _cpu_s(proc.pid)
+                server_after = cpu_split(proc.pid)
                 out["cpu"] = (server_after[0] - server_cpu[0], server_after[1] - server_cpu[1],
-                              _cpu_s(os.getpid())[0] - client_cpu)
+                              cpu_split(os.getpid())[0] - client_cpu)
             finally:
                 proc.terminate()
                 proc.wait(120)

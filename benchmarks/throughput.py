@@ -238,11 +238,12 @@ class RssSampler:
         self._thread.join()
 
 
-def _cpu_split() -> tuple[float, float]:
-    """(CPU seconds of this process, of its live descendants) so far."""
+def cpu_split(pid: int | None = None) -> tuple[float, float]:
+    """(CPU seconds of a process, this one by default, and of its live
+    descendants) so far."""
     import psutil
 
-    me = psutil.Process()
+    me = psutil.Process(pid)
     own = me.cpu_times()
     kids = 0.0
     for child in me.children(recursive=True):
@@ -273,7 +274,7 @@ def _items_for_peers(batch: list[dict[str, Any]]):
 
 
 def _cpu_delta(before: tuple[float, float]) -> tuple[float, float]:
-    after = _cpu_split()
+    after = cpu_split()
     return after[0] - before[0], max(0.0, after[1] - before[1])
 
 
@@ -316,7 +317,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
         if config == "ours/stages":
             from .rubi_latex import stage_pass
 
-            cpu0 = _cpu_split()
+            cpu0 = cpu_split()
             extra["stages"] = stage_pass(batches, warmup, timeout_s)
             records = extra["stages"]["records"]
             walls.append(extra["stages"]["wall_s"])
@@ -340,7 +341,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
                 score_one({"completion": r"\boxed{x^2}", "chat": True}, "$x^2$")
             for batch in batches:
                 solutions = [_trl_solution(r) for r in batch]  # a dataset column
-                cpu0 = _cpu_split()
+                cpu0 = cpu_split()
                 started = time.perf_counter()
                 for r, solution in zip(batch, solutions, strict=True):
                     t0 = time.perf_counter()
@@ -358,7 +359,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
 
             check_antiderivative(r"\frac{x^{2}}{2}", "x", timeout_s=30)  # imports, caches
             for batch in batches:
-                cpu0 = _cpu_split()
+                cpu0 = cpu_split()
                 started = time.perf_counter()
                 for r in batch:
                     t0 = time.perf_counter()
@@ -395,7 +396,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
                     reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])
                 for batch in batches:
                     completions = [_completion(r) for r in batch]
-                    cpu0 = _cpu_split()
+                    cpu0 = cpu_split()
                     started = time.perf_counter()
                     # What TRL's call costs: __call__ is score() + batch
                     # metrics (+ a trace, off here).
@@ -424,7 +425,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
             _trl("x**2/2", {"ref": "x**2/2", "syntax": "sympy"}, "x", timeout_s)  # warm-up
             for batch in batches:
                 items = _items_for_peers(batch)
-                cpu0 = _cpu_split()
+                cpu0 = cpu_split()
                 started = time.perf_counter()
                 for item in items:
                     text, data = inputs_for("trl_math_verify", item)
@@ -450,7 +451,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
                 for batch in batches:
                     items = _items_for_peers(batch)
                     jobs = [(*inputs_for(method, it), it.symbol) for it in items]
-                    cpu0 = _cpu_split()
+                    cpu0 = cpu_split()
                     started = time.perf_counter()
                     results = pool.run(jobs)
                     walls.append(time.perf_counter() - started)

@@ -219,11 +219,11 @@ _COMMAND_END = re.compile(r"\\[A-Za-z]+\s*$")     # \cdot + C: keep the text as 
 
 
 def without_integration_constant(text: str, symbol: str | None = None) -> str:
-    """``text`` without a trailing integration constant (``+ C``, ``- C_1``,
+    r"""``text`` without a trailing integration constant (``+ C``, ``- C_1``,
     ``+ \text{const}``), for deduplicating answers before they are checked:
     ``F`` and ``F + C`` have one derivative, so one verdict. Either syntax,
     raw or canonical; the text unchanged when the tail is not a term of its
-    own.
+    own, or is the variable.
 
     >>> without_integration_constant(r"\frac{x^2}{2} + C")
     '\\frac{x^2}{2}'

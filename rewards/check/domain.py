@@ -382,13 +382,16 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             deadline.check()
             t = mp.mpf(points[i][0])
             values = {symbol: t, **params}
+
+            def at(fn: Callable[..., Any], digits: int, point: str = points[i][0]) -> Any:
+                with mp.workdps(digits):
+                    return within(POINT_BUDGET_S, deadline, fn, {symbol: mp.mpf(point), **params})
+
             f_at = within(POINT_BUDGET_S, deadline, f_value, values)
             if f_at is not None and f_at is not TOO_LARGE and f_at == 0:
                 # 0, or only rounded to 0? (1 - coth(x)^2)^(3/2) is imaginary
                 # everywhere, but at x = 30 and 20 digits its base is 0.
-                with mp.workdps(_retry_precisions(dps, t)[-1]):
-                    f_at = within(POINT_BUDGET_S, deadline, f_value,
-                                  {symbol: mp.mpf(points[i][0]), **params})
+                f_at = at(f_value, _retry_precisions(dps, t)[-1])
             if f_at is None or f_at is TOO_LARGE:
                 continue
             F_at = within(POINT_BUDGET_S, deadline, F_value, values)
@@ -398,9 +401,7 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
                 # Undefined, or only rounded there? atanh(tanh x / sqrt(1 + sech x))
                 # is real everywhere, but at x = 50 and 20 digits its argument
                 # rounds to 1. A log of a negative stays undefined at any precision.
-                with mp.workdps(retry_dps):
-                    F_at = within(POINT_BUDGET_S, deadline, F_value,
-                                  {symbol: mp.mpf(points[i][0]), **params})
+                F_at = at(F_value, retry_dps)
             if F_at is TOO_LARGE:
                 continue
             component = sum(1 for hi in split_at if hi < t)

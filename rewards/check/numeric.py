@@ -215,9 +215,15 @@ class NumericComparer:
             return [None] * len(levels), 0, None
         worst_key = max(keys, key=lambda k: maps[-1][k])
         worst = [max(m[k] for k in keys) for m in maps]
-        re_, im_ = self.points[worst_key]
-        point = re_ if im_ == "0" else f"{re_}{'+' if not im_.startswith('-') else ''}{im_}j"
-        return worst, len(keys), point
+        return worst, len(keys), self._label(worst_key)
+
+    def _label(self, index: int) -> str:
+        re_, im_ = self.points[index]
+        return re_ if im_ == "0" else f"{re_}{'+' if not im_.startswith('-') else ''}{im_}j"
+
+    def _far_out(self, index: int) -> bool:
+        re_, im_ = self.points[index]
+        return abs(mp.mpc(mp.mpf(re_), mp.mpf(im_))) > FAR_OUT
 
     def _record(self, decision: str, levels: tuple[int, ...], worst: list[Any], n_usable: int,
                 point: str | None) -> dict[str, Any]:
@@ -256,11 +262,7 @@ class NumericComparer:
         if quick is not None:
             return quick
         for low, high in zip(LEVELS, LEVELS[1:], strict=False):
-            worst, n_usable, point = self._common(low, high)
-            decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
-            while decision in ("nonzero", "undecided") and self._cancellation_far_out(high):
-                worst, n_usable, point = self._common(low, high)
-                decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
+            decision, worst, n_usable, point = self._decide(low, high)
             if decision == "nonzero":
                 return self._record(decision, (low, high), worst, n_usable, point)
             if n_usable < MIN_USABLE_POINTS:
@@ -268,6 +270,15 @@ class NumericComparer:
             if decision != "undecided":
                 return self._record(decision, (low, high), worst, n_usable, point)
         return self._record("inconclusive", (LEVELS[-2], LEVELS[-1]), worst, n_usable, point)
+
+    def _decide(self, low: int, high: int) -> tuple[str, list[Any], int, str | None]:
+        """(decision, worst residuals, usable points, worst point) at two
+        levels, once far-out points that only showed cancellation are out."""
+        while True:
+            worst, n_usable, point = self._common(low, high)
+            decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
+            if decision == "zero" or not self._cancellation_far_out(high):
+                return decision, worst, n_usable, point
 
     def _worst_point_rejects(self, low: int, high: int) -> dict[str, Any] | None:
         """The usual wrong answer differs everywhere: its worst point at
@@ -278,15 +289,14 @@ class NumericComparer:
         if not first or self._compiled is None:
             return None
         k = max(first, key=lambda i: first[i])
-        re_, im_ = self.points[k]
-        if _tiny(first[k], low) or abs(mp.mpc(mp.mpf(re_), mp.mpf(im_))) > FAR_OUT:
+        if _tiny(first[k], low) or self._far_out(k):
             return None
         again = self._compiled.residuals(high, self.points, self.deadline, {k},
                                          self.real_only).get(k)
         if again is None or _classify(first[k], again, low, high) != "nonzero":
             return None
-        point = re_ if im_ == "0" else f"{re_}{'+' if not im_.startswith('-') else ''}{im_}j"
-        return self._record("nonzero", (low, high), [first[k], again], len(first), point)
+        return self._record("nonzero", (low, high), [first[k], again], len(first),
+                            self._label(k))
 
     def _cancellation_far_out(self, dps: int) -> bool:
         """Whether the worst point is far out and its difference only
@@ -304,16 +314,17 @@ class NumericComparer:
         if not keys:
             return False
         worst = max(keys, key=lambda k: residuals[k])
+        if not self._far_out(worst) or self._compiled is None:
+            return False
         re_, im_ = self.points[worst]
         size = abs(mp.mpc(mp.mpf(re_), mp.mpf(im_)))
-        if size <= FAR_OUT or self._compiled is None:
-            return False
         digits = min(MAX_FAR_DIGITS, dps + int(size * mp.mpf("0.45")))
         again = self._compiled.residuals(digits, self.points, self.deadline, {worst},
                                          self.real_only).get(worst)
         # Tiny at the screen's own standard: the extra digits only have to
-        # make up for what the cancellation ate.
-        if again is not None and not _tiny(again, dps):
+        # make up for what the cancellation ate. No value there: the
+        # difference stands (dropping it would drop evidence).
+        if again is None or not _tiny(again, dps):
             return False
         self._dropped.add(worst)
         return True
@@ -379,11 +390,7 @@ class NumericComparer:
         levels must classify as zero, so a hidden term would have to be
         below about 1e-110 to slip through."""
         low, high = LEVELS[-2] + self.extra_digits, LEVELS[-1] + self.extra_digits
-        worst, n_usable, point = self._common(low, high)
-        decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
-        while decision in ("nonzero", "undecided") and self._cancellation_far_out(high):
-            worst, n_usable, point = self._common(low, high)
-            decision = _classify(worst[0], worst[1], low, high) if n_usable else "undecided"
+        decision, worst, n_usable, point = self._decide(low, high)
         if n_usable < MIN_USABLE_POINTS:
             return self._record("inconclusive", (low, high), worst, n_usable, point)
         return self._record(decision, (low, high), worst, n_usable, point)

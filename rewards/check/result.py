@@ -156,19 +156,7 @@ def show(expr: sp.Basic, limit: int = 500) -> str:
     """An expression as stage data: bounded, and cheap to print."""
     # str() sorts terms, evaluating each numerically (44 s on a sum of
     # constant elliptic_pi terms); sstr with order="none" does not.
-    if isinstance(expr, sp.Add) and len(expr.args) > 2:
-        # Term by term up to the limit: a long derivative was printed whole
-        # (a few percent of a hard check) to keep its first 500 characters.
-        text = ""
-        for term in expr.args:
-            part = sp.sstr(term, order="none")
-            if text:
-                part = f" - {part[1:]}" if part.startswith("-") else f" + {part}"
-            text += part
-            if len(text) > limit:
-                break
-    else:
-        text = sp.sstr(expr, order="none")
+    text = sp.sstr(expr, order="none")
     return text if len(text) <= limit else text[:limit] + "..."
 
 

@@ -281,7 +281,7 @@ def _slow_batch(n: int, seconds: float = 1.0) -> tuple[list[str], list[str]]:
 def test_sigkill_of_a_worker_mid_batch(reward, log):
     score(reward, innocents(2)[0])  # warm: workers exist before the batch
     tasks = reward._pool.stats.tasks
-    completions, expected = _slow_batch(10)
+    completions, expected = _slow_batch(6)   # 3 s on 2 workers: killed mid-batch
     thread, result = _run_in_thread(lambda: score(reward, completions))
     assert _eventually(lambda: reward._pool.stats.tasks > tasks and len(log.snapshot()) == 2)
     time.sleep(0.5)  # let tasks be in flight on both workers
@@ -298,7 +298,7 @@ def test_sigkill_of_a_worker_mid_batch(reward, log):
 def test_executor_shut_down_from_another_thread(reward, log):
     score(reward, innocents(2)[0])
     tasks = reward._pool.stats.tasks
-    completions, expected = _slow_batch(10)
+    completions, expected = _slow_batch(6)
     thread, result = _run_in_thread(lambda: score(reward, completions))
     assert _eventually(lambda: reward._pool.stats.tasks > tasks)
     time.sleep(0.5)

@@ -150,7 +150,9 @@ def _points(rng: random.Random, n_complex: int = 6, n_real: int = 6) -> list[Any
 def _evaluator(expr, x):
     import sympy as sp
 
-    return sp.lambdify(x, expr, modules="mpmath")
+    from rewards.check.compile import compile_expr
+
+    return compile_expr([x], expr)
 
 
 def _rel_residuals(derivative, integrand, x, points, *,

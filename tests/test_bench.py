@@ -7,6 +7,7 @@ about timing.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import subprocess
@@ -445,7 +446,7 @@ def _residuals(answer_sympy: str, integrand: str, points=(-1.7, -0.35, 0.42, 1.3
 
 
 @pytest.mark.slow
-def test_rubi_latex_batch_is_deterministic_64x8_and_verified(tmp_path: Path):
+def test_rubi_latex_batch_is_deterministic_grouped_and_verified(tmp_path: Path):
     from benchmarks.rubi_latex import (
         CORRECT_FORMS,
         FORMS,
@@ -458,20 +459,24 @@ def test_rubi_latex_batch_is_deterministic_64x8_and_verified(tmp_path: Path):
 
     path = _write_jsonl(tmp_path / "rubi_pairs.jsonl", _synthetic_rubi_rows())
     stats: Counter = Counter()
-    batches, warmup = build_rubi_latex_batches(path, seed=3, stats=stats)
-    assert len(batches) == 1 and len(batches[0]) == 64 * 8 and len(warmup) == 8 * 8
+    # The command's batch is 64 prompts x 8 (GRPO's shape); 16 here keep the
+    # test fast and check the same properties.
+    assert inspect.signature(build_rubi_latex_batches).parameters["prompts"].default == 64
+    n = 16
+    batches, warmup = build_rubi_latex_batches(path, seed=3, prompts=n, stats=stats)
+    assert len(batches) == 1 and len(batches[0]) == n * 8 and len(warmup) == 8 * 8
     rows = batches[0]
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(r["prompt_key"], []).append(r)
-    assert len(groups) == 64 and not set(groups) & {r["prompt_key"] for r in warmup}
+    assert len(groups) == n and not set(groups) & {r["prompt_key"] for r in warmup}
     assert not {"syn/erf", "syn/param", "syn/long"} & set(groups)
     for group in groups.values():
         assert sorted(r["form"] for r in group) == sorted(FORMS)   # one of each form
-    assert Counter(r["kind"] for r in rows) == {"correct": 64 * len(CORRECT_FORMS),
-                                                 "wrong": 64 * len(WRONG_FORMS),
-                                                 "no_answer": 64}
-    assert Counter(r["form"] for r in rows)["refusal"] == 64
+    assert Counter(r["kind"] for r in rows) == {"correct": n * len(CORRECT_FORMS),
+                                                 "wrong": n * len(WRONG_FORMS),
+                                                 "no_answer": n}
+    assert Counter(r["form"] for r in rows)["refusal"] == n
     assert len({tuple(r["form"] for r in g) for g in groups.values()}) > 1  # shuffled
     for r in rows:
         extraction = extract_answer(r["completion"])
@@ -496,9 +501,9 @@ def test_rubi_latex_batch_is_deterministic_64x8_and_verified(tmp_path: Path):
         texts = {r["form"]: r["answer"] for r in group if r["answer"]}
         assert texts["rewrite"].removesuffix(" + C") not in {texts["without_c"],
                                                              texts["expanded_plus_1"]}
-    assert len(distinct_checks(rows)) == 64 * 7
+    assert len(distinct_checks(rows)) == n * 7
     # Same command, same batch; another seed, another one.
-    again, warm_again = build_rubi_latex_batches(path, seed=3)
+    again, warm_again = build_rubi_latex_batches(path, seed=3, prompts=n)
     assert batch_digest(again, warm_again) == batch_digest(batches, warmup)
     other, warm_other = build_rubi_latex_batches(path, seed=4, prompts=8, warmup_prompts=0)
     assert batch_digest(other, warm_other) != batch_digest(batches, warmup)

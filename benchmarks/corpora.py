@@ -148,7 +148,6 @@ def _points(rng: random.Random, n_complex: int = 6, n_real: int = 6) -> list[Any
 
 
 def _evaluator(expr, x):
-    import sympy as sp
 
     from rewards.check.compile import compile_expr
 

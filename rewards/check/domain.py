@@ -95,10 +95,11 @@ _MPMATH: dict[type, Callable[..., Any]] = {
 
 
 # Real everywhere, only not smooth (SymPy's Heaviside(0) is 1/2).
-_PIECEWISE_CONSTANT: dict[type, Callable[..., Any]] = {
+_PIECEWISE: dict[type, Callable[..., Any]] = {
     sp.sign: mp.sign, sp.floor: mp.floor, sp.ceiling: mp.ceil,
     sp.frac: lambda u: u - mp.floor(u),
     sp.Heaviside: lambda u, *_: mp.mpf(1) if u > 0 else mp.mpf(0) if u < 0 else mp.mpf(0.5),
+    sp.Min: lambda *args: min(args), sp.Max: lambda *args: max(args),
 }
 
 
@@ -205,8 +206,7 @@ class RealEvaluator:
                     return self._value(piece, memo)
             raise _Undefined
         func = type(node)
-        if func not in _MPMATH and func is not sp.log and not isinstance(
-                node, (sp.Min, sp.Max, sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac)):
+        if func not in _MPMATH and func not in _PIECEWISE and func is not sp.log:
             # Special functions (and nodes with non-expression arguments, such
             # as hyper's parameter tuples): real where their value is real.
             return _real_part_if_real(self._generic(node))
@@ -223,8 +223,7 @@ class RealEvaluator:
         impl = _MPMATH.get(func)
         if impl is not None:
             return impl(*args)
-        return _PIECEWISE_CONSTANT[func](*args) if func in _PIECEWISE_CONSTANT else (
-            min(args) if isinstance(node, sp.Min) else max(args))
+        return _PIECEWISE[func](*args)
 
     def _power(self, node: sp.Pow, memo: dict[sp.Basic, Any]) -> Any:
         base = self._value(node.base, memo)

@@ -221,9 +221,9 @@ class NumericComparer:
         re_, im_ = self.points[index]
         return re_ if im_ == "0" else f"{re_}{'+' if not im_.startswith('-') else ''}{im_}j"
 
-    def _far_out(self, index: int) -> bool:
+    def _size(self, index: int) -> Any:
         re_, im_ = self.points[index]
-        return abs(mp.mpc(mp.mpf(re_), mp.mpf(im_))) > FAR_OUT
+        return abs(mp.mpc(mp.mpf(re_), mp.mpf(im_)))
 
     def _record(self, decision: str, levels: tuple[int, ...], worst: list[Any], n_usable: int,
                 point: str | None) -> dict[str, Any]:
@@ -289,7 +289,7 @@ class NumericComparer:
         if not first or self._compiled is None:
             return None
         k = max(first, key=lambda i: first[i])
-        if _tiny(first[k], low) or self._far_out(k):
+        if _tiny(first[k], low) or self._size(k) > FAR_OUT:
             return None
         again = self._compiled.residuals(high, self.points, self.deadline, {k},
                                          self.real_only).get(k)
@@ -314,10 +314,9 @@ class NumericComparer:
         if not keys:
             return False
         worst = max(keys, key=lambda k: residuals[k])
-        if not self._far_out(worst) or self._compiled is None:
+        size = self._size(worst)
+        if size <= FAR_OUT or self._compiled is None:
             return False
-        re_, im_ = self.points[worst]
-        size = abs(mp.mpc(mp.mpf(re_), mp.mpf(im_)))
         digits = min(MAX_FAR_DIGITS, dps + int(size * mp.mpf("0.45")))
         again = self._compiled.residuals(digits, self.points, self.deadline, {worst},
                                          self.real_only).get(worst)

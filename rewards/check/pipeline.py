@@ -41,7 +41,7 @@ from .numeric import NumericComparer, sampling_mode
 from .parse import parse_answer, parse_integrand
 from .parse.names import is_constant_name, valid_variable_name
 from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since, show
-from .sampling import complex_points, parameter_values, seed_for
+from .sampling import complex_points, parameter_values, seed_for, structure_digest
 from .symbolic import (
     FAST_PROOF_BUDGET_S,
     LADDER_BUDGET_S,
@@ -572,10 +572,13 @@ class JudgementMemo:
 
     @staticmethod
     def key(derivative: sp.Expr, integrand: sp.Expr, written: sp.Expr) -> tuple[str, ...]:
+        # Structural digests, not srepr: printing each derivative again for
+        # its key cost as much as the digest its sample points are seeded by.
         form = ""
         if restricts_domain(written):
-            form = sp.srepr(sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols)))
-        return sp.srepr(derivative), sp.srepr(integrand), form
+            form = structure_digest(
+                sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols))).hex()
+        return structure_digest(derivative, integrand).hex(), form
 
     def get(self, key: tuple[str, ...]) -> tuple | None:
         entry = self._entries.get(key)

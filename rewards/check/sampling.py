@@ -61,14 +61,20 @@ PERIODIC_ROOTS = 12
 _MAX_EXACT_DEGREE = 60
 
 
-def seed_for(*exprs: sp.Basic) -> int:
-    """A seed from the expressions' exact structure: the same in every
-    process (no ``hash()``, which is randomized per process)."""
+def structure_digest(*exprs: sp.Basic) -> bytes:
+    """SHA-256 of the expressions' exact structure: the same in every
+    process (no ``hash()``, which is randomized per process), and far
+    cheaper than hashing their ``srepr``."""
     digest = hashlib.sha256()
     for e in exprs:
         _digest_structure(e, digest)
         digest.update(b"\x1f")
-    return int.from_bytes(digest.digest()[:8], "big")
+    return digest.digest()
+
+
+def seed_for(*exprs: sp.Basic) -> int:
+    """A seed from the expressions' exact structure (:func:`structure_digest`)."""
+    return int.from_bytes(structure_digest(*exprs)[:8], "big")
 
 
 def _digest_structure(expr: sp.Basic, digest: Any) -> None:

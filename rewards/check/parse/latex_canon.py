@@ -505,12 +505,14 @@ def canonicalize_latex(text: str, rules: list[str], symbol: str | None = None) -
             fired.append(name)
         return new
 
+    tail = [(name, functools.partial(rule, symbol=symbol) if rule is _rule_trailing_constant
+             else rule) for name, rule in _TAIL]
+
     def run_tail(t: str) -> str:
         for _ in range(4):
             before = t
-            for name, rule in _TAIL:
-                t = run(name, functools.partial(_rule_trailing_constant, symbol=symbol)
-                        if rule is _rule_trailing_constant else rule, t)
+            for name, rule in tail:
+                t = run(name, rule, t)
             if t == before:
                 break
         return t

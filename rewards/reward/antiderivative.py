@@ -231,13 +231,17 @@ class AntiderivativeReward:
         with self._lock:  # one batch at a time per object: the pool is not re-entrant
             return self._score_locked(completions, integrands, symbols)
 
+    def _symbol(self, symbol: Any) -> str:
+        """A row's variable: its own, or the configured default."""
+        return self.config.symbol if _missing(symbol) else str(symbol).strip()
+
     def _expired(self, completions, integrands, symbols) -> list[Outcome]:
         # A call past its own bound (the batch it waited on ran long): TIMEOUT,
         # as the pool gives a sample its call's budget did not reach.
         budget = round(self._pool.call_budget(len(completions)), 1)
         outcomes = []
         for integrand, symbol in zip(integrands, symbols, strict=True):
-            symbol = self.config.symbol if _missing(symbol) else str(symbol).strip()
+            symbol = self._symbol(symbol)
             if _missing(integrand):
                 outcomes.append(Outcome(False, None, None, None, None, symbol))
                 continue
@@ -253,7 +257,7 @@ class AntiderivativeReward:
         answers: dict[int, str] = {}
         for i, (completion, integrand, symbol) in enumerate(
                 zip(completions, integrands, symbols, strict=True)):
-            symbol = cfg.symbol if _missing(symbol) else str(symbol).strip()
+            symbol = self._symbol(symbol)
             if _missing(integrand):
                 outcomes[i] = Outcome(False, None, None, None, None, symbol)
                 continue

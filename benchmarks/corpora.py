@@ -149,7 +149,7 @@ def _points(rng: random.Random, n_complex: int = 6, n_real: int = 6) -> list[Any
 
 def _evaluator(expr, x):
 
-    from rewards.check.compile import compile_expr
+    from rewards.check.evidence.lambdify import compile_expr
 
     return compile_expr([x], expr)
 
@@ -453,7 +453,7 @@ def load_mitbee(path: Path, sample: int | None = None, seed: int = 0) -> list[It
     """Indefinite rows; the integrand is converted to SymPy syntax once (for
     the SymPy-only peers) with the reward's LaTeX parser."""
     from rewards.check.errors import ParseFailure
-    from rewards.check.parse.latex import canonicalize_latex, parse_latex
+    from rewards.check.parse.latex.grammar import canonicalize_latex, parse_latex
 
     rows = [r for r in _read_jsonl(path) if r.get("indefinite")]
     if sample is not None and sample < len(rows):
@@ -523,7 +523,7 @@ def adjudicate(answer: str | None, integrand: str, symbol: str = "x",
 
     def parse():
         if "\\" in text:
-            from rewards.check.parse.latex import canonicalize_latex, parse_latex
+            from rewards.check.parse.latex.grammar import canonicalize_latex, parse_latex
 
             F = parse_latex(canonicalize_latex(text, []), symbol)
             F = F.xreplace({s: x for s in F.free_symbols if s.name == symbol})

@@ -101,8 +101,8 @@ def _stats(label: str, times: list[float], strings: list[str], failures: int) ->
 def measure(strings: list[str]) -> str:
     from latex2sympy2_extended import latex2sympy
 
-    from rewards.check.parse import latex as latex_module
     from rewards.check.parse import read as read_module
+    from rewards.check.parse.latex import grammar as latex_module
     from rewards.check.parse.read import parse_answer
 
     def stage(text: str) -> Any:

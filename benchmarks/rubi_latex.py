@@ -269,7 +269,7 @@ def batch_digest(batches: list[list[dict[str, Any]]], warmup: list[dict[str, Any
 def distinct_checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per distinct (extracted answer, integrand, symbol), in batch
     order: what the reward sends to its workers (refusals have no answer)."""
-    from rewards.check.extract import ExtractionStatus, extract_answer
+    from rewards.check.extract.answer import ExtractionStatus, extract_answer
 
     seen: set[tuple] = set()
     out = []
@@ -411,8 +411,8 @@ def rung_table(records: list[dict[str, Any]]) -> list[list[Any]]:
             tried[name].append(t)
     # The order they run in: the fast path (its rungs, then the normal-form
     # kinds it reports as the rung that proved), then the ladder.
-    from rewards.check.normal_form import RUNGS
-    from rewards.check.symbolic import LADDER
+    from rewards.check.proof.ladder import LADDER
+    from rewards.check.proof.normal_form import RUNGS
 
     fast = [name for name, _ in RUNGS]
     ladder = [rung[0] for rung in LADDER]

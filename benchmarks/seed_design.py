@@ -39,7 +39,7 @@ InputKind = Literal["response", "latex", "sympy", "expr"]
 
 # --- shims for the imports of the original (see the header) ----------------
 def _shim_extract_boxed(value):
-    from rewards.check.extract import extract_answer
+    from rewards.check.extract.answer import extract_answer
 
     return extract_answer(value, policy="last")
 
@@ -48,7 +48,7 @@ class _ShimMathLatexParser:
     """Stands in for llm.core.parser.math_parser.MathLatexParser."""
 
     def parse(self, canonical: str) -> sp.Expr:
-        from rewards.check.parse.latex import parse_latex
+        from rewards.check.parse.latex.grammar import parse_latex
 
         return parse_latex(canonical, "x")
 
@@ -354,7 +354,7 @@ def _to_expression(
     value: str | sp.Expr, kind: InputKind, symbol_name: str, stages: list[StageRecord], role: str
 ) -> sp.Expr:
     """Ingest raw input into a SymPy expression, recording each step."""
-    from rewards.check.extract import ExtractionStatus  # shim: llm.core.parser.extraction
+    from rewards.check.extract.answer import ExtractionStatus  # shim: llm.core.parser.extraction
     extract_boxed = _shim_extract_boxed
 
     if isinstance(value, sp.Expr) or (kind == "expr" and value is not None):
@@ -389,7 +389,7 @@ def _to_expression(
         raise _Unparseable("empty", "no candidate text")
 
     if kind == "latex":
-        from rewards.check.parse.latex import (
+        from rewards.check.parse.latex.grammar import (
             canonicalize_latex,  # shim: llm.core.parser.math_parser
         )
         MathLatexParser = _ShimMathLatexParser

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rewards import Confidence, Verdict, check_antiderivative
-from rewards.check.domain import analyze, restricts_domain
-from rewards.check.sampling import breakpoints, complex_points, real_points, seed_for
+from rewards.check.evidence.domain import analyze, restricts_domain
+from rewards.check.evidence.points import breakpoints, complex_points, real_points, seed_for
 from rewards.check.timebox import Deadline
 
 x = sp.Symbol("x")
@@ -211,7 +211,7 @@ def test_log_of_a_shifted_abs_is_correct(a):
 def test_real_evaluator_reads_each_function_on_the_real_line(expr, at, expected):
     import mpmath as mp
 
-    from rewards.check.domain import RealEvaluator
+    from rewards.check.evidence.domain import RealEvaluator
 
     value = RealEvaluator(expr)({"x": mp.mpf(at)})
     if expected is None:
@@ -223,7 +223,7 @@ def test_real_evaluator_reads_each_function_on_the_real_line(expr, at, expected)
 def test_a_point_where_a_value_is_too_large_to_hold_is_skipped_not_undefined():
     import mpmath as mp
 
-    from rewards.check.domain import TOO_LARGE, RealEvaluator
+    from rewards.check.evidence.domain import TOO_LARGE, RealEvaluator
 
     tower = x ** (x ** (x ** x))  # at 300 its binary exponent alone needs 10^740 bits
     assert RealEvaluator(tower)({"x": mp.mpf(300)}) is TOO_LARGE
@@ -254,7 +254,7 @@ def test_atanh_answer_real_on_the_whole_line_is_correct():
 
 
 def _comparer(derivative, integrand, points):
-    from rewards.check.numeric import NumericComparer
+    from rewards.check.evidence.numeric import NumericComparer
 
     return NumericComparer(derivative, integrand, x, [], Deadline(30), points, param_values=[])
 

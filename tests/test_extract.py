@@ -10,8 +10,8 @@ import random
 import pytest
 
 from rewards import Verdict, check_antiderivative
-from rewards.check import extract as extract_module
-from rewards.check.extract import (
+from rewards.check.extract import answer as extract_module
+from rewards.check.extract.answer import (
     DEFAULT_POLICY,
     AnswerPolicy,
     BoxPolicy,

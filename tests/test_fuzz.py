@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 from rewards import Verdict, check_antiderivative
 from rewards.check.errors import ParseFailure
-from rewards.check.extract import BoxPolicy, Extraction, ExtractionStatus, extract_answer
-from rewards.check.parse.latex import canonicalize_latex, parse_latex
+from rewards.check.extract.answer import BoxPolicy, Extraction, ExtractionStatus, extract_answer
+from rewards.check.parse.latex.grammar import canonicalize_latex, parse_latex
 from rewards.check.parse.sympy_text import parse_sympy_text
 
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
@@ -257,7 +257,7 @@ def test_plain_expression_path_reads_like_the_grammar(text):
     # The cheaper path (latex_fast) must give what the grammar gives. (What
     # it accepts is bounded by the safe SymPy-syntax parser's guards, which
     # may accept a constant the grammar path's size heuristics refuse.)
-    from rewards.check.parse import latex as latex_module
+    from rewards.check.parse.latex import grammar as latex_module
 
     try:
         canonical = canonicalize_latex(text, [])

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from sympy.core.function import AppliedUndef
 
 from rewards.check.errors import ParseFailure
-from rewards.check.parse import latex as latex_module
-from rewards.check.parse.latex import canonicalize_latex, parse_latex, split_terms
-from rewards.check.parse.latex_functions import FN_PREFIX
+from rewards.check.parse.latex import grammar as latex_module
+from rewards.check.parse.latex.functions import FN_PREFIX
+from rewards.check.parse.latex.grammar import canonicalize_latex, parse_latex, split_terms
 from rewards.check.parse.read import parse_latex_text
 from rewards.check.timebox import StepTimeout
 from rewards.reward.pool import _warmup

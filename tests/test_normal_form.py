@@ -9,8 +9,8 @@ import mpmath as mp
 import pytest
 import sympy as sp
 
-from rewards.check import normal_form as nf
-from rewards.check.normal_form import prove_zero
+from rewards.check.proof import normal_form as nf
+from rewards.check.proof.normal_form import prove_zero
 
 x = sp.Symbol("x", real=True)
 a = sp.Symbol("a", positive=True)

@@ -25,9 +25,11 @@ from typing import Any, Literal
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from .domain import DomainReport, analyze, restricts_domain
 from .errors import ParseFailure
-from .extract import (
+from .evidence.domain import DomainReport, analyze, restricts_domain
+from .evidence.numeric import NumericComparer, sampling_mode
+from .evidence.points import complex_points, parameter_values, seed_for, structure_digest
+from .extract.answer import (
     DEFAULT_POLICY,
     AnswerPolicy,
     BoxPolicy,
@@ -36,19 +38,17 @@ from .extract import (
     answer_flags,
     extract_answer,
 )
-from .normalize import bind_real, drop_additive_constants, normalize, piecewise_refusal
-from .numeric import NumericComparer, sampling_mode
 from .parse import parse_answer, parse_integrand
 from .parse.names import is_constant_name, valid_variable_name
-from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since, show
-from .sampling import complex_points, parameter_values, seed_for, structure_digest
-from .symbolic import (
+from .prepare.normalize import bind_real, drop_additive_constants, normalize, piecewise_refusal
+from .proof.ladder import (
     FAST_PROOF_BUDGET_S,
     LADDER_BUDGET_S,
     fast_proof,
     symbolic_zero,
     zero_almost_everywhere,
 )
+from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since, show
 from .timebox import Deadline, StepTimeout, time_limit
 
 # Every stage name a CheckResult can hold, in the order the stages run.

@@ -21,8 +21,8 @@ from typing import Any
 
 import yaml
 
-from ..check.extract import AnswerPolicy
-from ..check.symbolic import LADDER_BUDGET_S
+from ..check.extract.answer import AnswerPolicy
+from ..check.proof.ladder import LADDER_BUDGET_S
 
 ANSWER_SYNTAXES = ("auto", "latex", "sympy")
 INTEGRAND_KINDS = ("sympy", "latex")

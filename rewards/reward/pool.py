@@ -136,7 +136,7 @@ def _warmup() -> int:
     # cache, once per worker, outside any deadline: the first parse in a
     # process takes ~200 ms, each new shape of answer tens of ms.
     from ..check import check_antiderivative
-    from ..check.parse.latex import warm_up
+    from ..check.parse.latex.grammar import warm_up
 
     warm_up()
     check_antiderivative(r"\frac{x^{2}}{2}", "x", timeout_s=30)

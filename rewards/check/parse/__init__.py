@@ -6,7 +6,7 @@ roomier limits and a cache.
 """
 from __future__ import annotations
 
-from .latex_canon import without_integration_constant
+from .latex.canon import without_integration_constant
 from .read import looks_like_sympy_syntax, parse_answer, parse_integrand, parse_latex_text
 
 __all__ = ["looks_like_sympy_syntax", "parse_answer", "parse_integrand", "parse_latex_text",

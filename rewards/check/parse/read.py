@@ -49,9 +49,9 @@ import sympy as sp
 
 from ..errors import ParseFailure
 from ..result import StageRecord, ms_since, show
-from .latex import canonicalize_latex, parse_latex
-from .latex_cases import build_piecewise, lift_cases
-from .latex_special import build_call, lift_special_calls
+from .latex.cases import build_piecewise, lift_cases
+from .latex.grammar import canonicalize_latex, parse_latex
+from .latex.special import build_call, lift_special_calls
 from .names import MAX_INTEGRAND_EXPONENT, is_constant_name
 from .sympy_text import parse_sympy_text
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..errors import ParseFailure
+from ...errors import ParseFailure
 
 MAX_CALLS = 20
 # uppergamma/lowergamma with a numeric order n expand into O(n) terms with

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..errors import ParseFailure
-from .latex_scan import CMD_AT
+from ...errors import ParseFailure
+from .scan import CMD_AT
 
 MAX_ENVIRONMENTS = 5
 MAX_PIECES = 12

@@ -17,8 +17,8 @@ from typing import Any
 
 import sympy as sp
 
+from ..timebox import Deadline, StepTimeout, time_limit
 from .normal_form import prove_zero
-from .timebox import Deadline, StepTimeout, time_limit
 
 # Time the fast path may take before the ladder gets its turn: its median is
 # a few ms, its 99th percentile well under this.

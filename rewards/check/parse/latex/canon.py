@@ -13,11 +13,11 @@ import functools
 import re
 from collections.abc import Callable
 
-from ..errors import ParseFailure
-from .equation import equation_rhs
-from .latex_functions import FN_PREFIX, delimit_arguments, rename_functions
-from .latex_scan import bracket_matches, collapse_ws, script_end
-from .names import SUPERSCRIPT_RUN, superscript_text
+from ...errors import ParseFailure
+from ..equation import equation_rhs
+from ..names import SUPERSCRIPT_RUN, superscript_text
+from .functions import FN_PREFIX, delimit_arguments, rename_functions
+from .scan import bracket_matches, collapse_ws, script_end
 
 # canonicalize refuses raw text longer than this (before any regex runs).
 MAX_INPUT_CHARS = 10_000

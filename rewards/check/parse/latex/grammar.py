@@ -66,13 +66,9 @@ import re
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from ..errors import ParseFailure
-from ..timebox import StepTimeout
-from .latex_canon import canonicalize_latex
-from .latex_fast import to_python
-from .latex_functions import FN_PREFIX, HEADS
-from .latex_scan import CMD_AT, bracket_matches, script_end
-from .names import (
+from ...errors import ParseFailure
+from ...timebox import StepTimeout
+from ..names import (
     BY_CANONICAL_NAME,
     FUNCTIONS,
     MAX_CONSTANT_EXPONENT,
@@ -81,7 +77,11 @@ from .names import (
     MAX_SYMBOLIC_EXPONENT,
     MAX_TERMS,
 )
-from .sympy_text import parse_sympy_text
+from ..sympy_text import parse_sympy_text
+from .canon import canonicalize_latex
+from .fast import to_python
+from .functions import FN_PREFIX, HEADS
+from .scan import CMD_AT, bracket_matches, script_end
 
 __all__ = ["canonicalize_latex", "parse_latex", "warm_up", "MAX_CHARS", "MAX_DEPTH"]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .errors import ParseFailure
-from .parse.names import is_constant_name
+from ..errors import ParseFailure
+from ..parse.names import is_constant_name
 
 
 def bind_real(expr: sp.Expr, name: str, real_symbol: sp.Symbol) -> sp.Expr:

@@ -22,8 +22,8 @@ import re
 
 import sympy as sp
 
-from .latex_scan import CMD_AT, bracket_matches, collapse_ws, script_end
-from .names import FUNCTIONS
+from ..names import FUNCTIONS
+from .scan import CMD_AT, bracket_matches, collapse_ws, script_end
 
 # Stand-in for a function the grammar does not know: \log_{\text{FN<name>}}.
 FN_PREFIX = "FN"

@@ -40,9 +40,9 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from .compile import compile_expr
-from .sampling import POINT_BUDGET_S, Breakpoints, Point, breakpoints, real_points
-from .timebox import Deadline, StepTimeout, within
+from ..timebox import Deadline, StepTimeout, within
+from .lambdify import compile_expr
+from .points import POINT_BUDGET_S, Breakpoints, Point, breakpoints, real_points
 
 # Functions real and finite at every real argument: an answer built only
 # from these (and + - * and integer powers) is real wherever it is finite.

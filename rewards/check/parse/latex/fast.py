@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import re
 
-from .latex_functions import FN_PREFIX
-from .names import BY_CANONICAL_NAME
+from ..names import BY_CANONICAL_NAME
+from .functions import FN_PREFIX
 
 _TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|\\([A-Za-z]+)|(\S))")
 

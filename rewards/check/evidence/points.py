@@ -35,8 +35,8 @@ import mpmath as mp
 import sympy as sp
 from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
-from .compile import compile_expr
-from .timebox import Deadline, StepTimeout
+from ..timebox import Deadline, StepTimeout
+from .lambdify import compile_expr
 
 Point = tuple[str, str]
 # Time one point's evaluation may take before the point counts as unusable:

@@ -18,9 +18,9 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from .compile import compile_expr
-from .sampling import POINT_BUDGET_S, Point
-from .timebox import Deadline, StepTimeout, within
+from ..timebox import Deadline, StepTimeout, within
+from .lambdify import compile_expr
+from .points import POINT_BUDGET_S, Point
 
 # Digits used at each level. 30 is the cheap screen; 60 and 120 are only
 # paid for rejections that need confirming and for unproven accepts.

@@ -112,7 +112,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from .parse.equation import equation_rhs
+from ..parse.equation import equation_rhs
 
 __all__ = [
     "DEFAULT_POLICY",

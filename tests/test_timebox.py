@@ -155,3 +155,58 @@ def test_deadline_counts_down_and_expires():
     assert short.remaining() == 0.0
     with pytest.raises(StepTimeout):
         short.check()
+
+
+# --- no handler can swallow a time limit ---------------------------------------
+
+PACKAGE = __import__("pathlib").Path(__file__).resolve().parents[1] / "rewards"
+# The only handlers that may catch the limit without re-raising it, each
+# because catching it is their job: within() gives up one step (and re-raises
+# once the check's own deadline passed), the ladder gives up one rung the
+# same way, the pipeline's outermost handler turns it into TIMEOUT, and the
+# batcher hands whatever ended a batch to every caller of it, who raises it.
+CATCHERS = {("check/timebox.py", "within"), ("check/proof/ladder.py", "symbolic_zero"),
+            ("check/pipeline.py", "_checked"), ("reward/batcher.py", "_serve")}
+
+
+def _catches_time_limit(handler) -> bool:
+    import ast
+
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(n, ast.Name) and n.id in ("BaseException", "StepTimeout")
+               for n in names)
+
+
+def _reraises(handler) -> bool:
+    import ast
+
+    return any(isinstance(node, ast.Raise) and node.exc is None for node in ast.walk(handler))
+
+
+def test_step_timeout_is_not_an_exception():
+    # Structural: every "except Exception" (ours and SymPy's) lets it through.
+    assert issubclass(StepTimeout, BaseException)
+    assert not issubclass(StepTimeout, Exception)
+    with pytest.raises(StepTimeout):
+        try:
+            Deadline(0).check()
+        except Exception:  # noqa: BLE001 - the point of the test
+            pytest.fail("an except Exception caught the time limit")
+
+
+def test_only_the_designated_handlers_catch_the_time_limit():
+    import ast
+
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, ast.ExceptHandler) and _catches_time_limit(node) \
+                        and not _reraises(node):
+                    found.add((path.relative_to(PACKAGE).as_posix(), func.name))
+    assert found <= CATCHERS, sorted(found - CATCHERS)

@@ -17,8 +17,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
-class StepTimeout(Exception):
-    """A time-boxed step ran past its limit."""
+class StepTimeout(BaseException):
+    """A time-boxed step ran past its limit.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: the signal timer raises
+    it wherever SymPy or mpmath happens to be, and every ``except Exception``
+    on the way (ours: "this point has no value"; SymPy's own, inside
+    ``simplify``) would otherwise catch the check's time limit and carry on
+    with the stage, as if that step had merely failed. Only
+    :func:`within` and the pipeline's outermost handler catch it.
+    """
 
 
 class Deadline:

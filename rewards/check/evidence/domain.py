@@ -40,7 +40,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from ..timebox import Deadline, StepTimeout, within
+from ..timebox import Deadline, within
 from .lambdify import compile_expr
 from .points import POINT_BUDGET_S, Breakpoints, Point, breakpoints, real_points
 
@@ -164,8 +164,6 @@ class RealEvaluator:
             return TOO_LARGE
         except (_Undefined, ZeroDivisionError, ValueError, OverflowError, TypeError):
             return None
-        except StepTimeout:
-            raise
         except Exception:  # noqa: BLE001 - an evaluation error means "no value here"
             return None
 
@@ -274,8 +272,6 @@ class _ImaginaryPart:
             if self._fn is None:
                 self._fn = compile_expr(symbols, self.expr)
             value = mp.mpmathify(self._fn(*(values[s.name] for s in symbols)))
-        except StepTimeout:
-            raise
         except Exception:  # noqa: BLE001 - no value at this point
             return None
         return mp.im(value) if mp.isfinite(value) else None

@@ -18,7 +18,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from ..timebox import Deadline, StepTimeout, within
+from ..timebox import Deadline, within
 from .lambdify import compile_expr
 from .points import POINT_BUDGET_S, Point
 
@@ -73,8 +73,6 @@ class _Compiled:
         try:
             return (mp.mpmathify(self.f_derivative(point, *params)),
                     mp.mpmathify(self.f_integrand(point, *params)))
-        except StepTimeout:
-            raise
         except Exception:  # noqa: BLE001 - a pole or domain error: point unusable
             return None
 
@@ -117,8 +115,6 @@ class _Compiled:
 def _abs_value(fn, point, params) -> Any:
     try:
         return abs(mp.mpmathify(fn(point, *params)))
-    except StepTimeout:
-        raise
     except Exception:  # noqa: BLE001 - a pole: this point says nothing
         return None
 
@@ -184,8 +180,6 @@ class NumericComparer:
         try:
             self._compiled: _Compiled | None = _Compiled(derivative, integrand, symbol, params,
                                                           param_values)
-        except StepTimeout:
-            raise
         except Exception:  # noqa: BLE001 - a node lambdify cannot print: no usable point
             self._compiled = None
         self._cache: dict[int, dict[int, Any]] = {}

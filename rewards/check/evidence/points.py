@@ -35,7 +35,7 @@ import mpmath as mp
 import sympy as sp
 from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
-from ..timebox import Deadline, StepTimeout
+from ..timebox import Deadline
 from .lambdify import compile_expr
 
 Point = tuple[str, str]
@@ -230,8 +230,6 @@ def _numeric_roots(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
             if isinstance(value, complex) or getattr(value, "imag", 0):
                 return 0  # outside the real domain: no sign there
             value = float(value)
-        except StepTimeout:
-            raise
         except Exception:  # noqa: BLE001 - a domain or overflow error: no sign there
             return 0
         if value != value or value in (math.inf, -math.inf):

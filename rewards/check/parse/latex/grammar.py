@@ -801,8 +801,6 @@ def _parse_chunk(text: str) -> sp.Expr:
     """One call of the grammar, every failure a ParseFailure."""
     try:
         raw = _call_parser(grammar_friendly(text))
-    except StepTimeout:
-        raise
     except RecursionError:
         raise ParseFailure("latex_error", "parser recursion limit") from None
     except Exception as exc:  # noqa: BLE001 - the library raises bare Exception

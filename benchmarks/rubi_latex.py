@@ -269,7 +269,7 @@ def batch_digest(batches: list[list[dict[str, Any]]], warmup: list[dict[str, Any
 def distinct_checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per distinct (extracted answer, integrand, symbol), in batch
     order: what the reward sends to its workers (refusals have no answer)."""
-    from rewards.check.extract.answer import ExtractionStatus, extract_answer
+    from rewards.check.extract import ExtractionStatus, extract_answer
 
     seen: set[tuple] = set()
     out = []

@@ -39,7 +39,7 @@ InputKind = Literal["response", "latex", "sympy", "expr"]
 
 # --- shims for the imports of the original (see the header) ----------------
 def _shim_extract_boxed(value):
-    from rewards.check.extract.answer import extract_answer
+    from rewards.check.extract import extract_answer
 
     return extract_answer(value, policy="last")
 
@@ -354,7 +354,7 @@ def _to_expression(
     value: str | sp.Expr, kind: InputKind, symbol_name: str, stages: list[StageRecord], role: str
 ) -> sp.Expr:
     """Ingest raw input into a SymPy expression, recording each step."""
-    from rewards.check.extract.answer import ExtractionStatus  # shim: llm.core.parser.extraction
+    from rewards.check.extract import ExtractionStatus  # shim: llm.core.parser.extraction
     extract_boxed = _shim_extract_boxed
 
     if isinstance(value, sp.Expr) or (kind == "expr" and value is not None):

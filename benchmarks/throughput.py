@@ -177,7 +177,7 @@ def build_rubi_batches(rubi_path: Path, seed: int = 0, prompts: int = PROMPTS,
 
 
 def describe_batch(batch: list[dict[str, Any]]) -> dict[str, Any]:
-    from rewards.check.extract.answer import extract_answer
+    from rewards.check.extract import extract_answer
 
     answers = [extract_answer(r["completion"]).value for r in batch]
     per_prompt: dict[str, Counter] = defaultdict(Counter)
@@ -355,7 +355,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
                 bounds.append(len(batch) * 15.5)  # its own alarms: 10 s parse + 5 s verify
         elif config == "ours/sequential":
             from rewards import check_antiderivative
-            from rewards.check.extract.answer import ExtractionStatus, extract_answer
+            from rewards.check.extract import ExtractionStatus, extract_answer
 
             check_antiderivative(r"\frac{x^{2}}{2}", "x", timeout_s=30)  # imports, caches
             for batch in batches:

@@ -455,7 +455,7 @@ def test_rubi_latex_batch_is_deterministic_grouped_and_verified(tmp_path: Path):
         build_rubi_latex_batches,
         distinct_checks,
     )
-    from rewards.check.extract.answer import ExtractionStatus, extract_answer
+    from rewards.check.extract import ExtractionStatus, extract_answer
 
     path = _write_jsonl(tmp_path / "rubi_pairs.jsonl", _synthetic_rubi_rows())
     stats: Counter = Counter()

@@ -10,8 +10,7 @@ import random
 import pytest
 
 from rewards import Verdict, check_antiderivative
-from rewards.check.extract import answer as extract_module
-from rewards.check.extract.answer import (
+from rewards.check.extract import (
     DEFAULT_POLICY,
     AnswerPolicy,
     BoxPolicy,
@@ -20,6 +19,7 @@ from rewards.check.extract.answer import (
     ExtractionStatus,
     extract_answer,
 )
+from rewards.check.extract import choose as extract_module
 from rewards.check.parse.equation import equation_rhs
 
 S = ExtractionStatus

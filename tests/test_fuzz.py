@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from rewards import Verdict, check_antiderivative
 from rewards.check.errors import ParseFailure
-from rewards.check.extract.answer import BoxPolicy, Extraction, ExtractionStatus, extract_answer
+from rewards.check.extract import BoxPolicy, Extraction, ExtractionStatus, extract_answer
 from rewards.check.parse.latex.grammar import canonicalize_latex, parse_latex
 from rewards.check.parse.sympy_text import parse_sympy_text
 

@@ -29,7 +29,7 @@ from .errors import ParseFailure
 from .evidence.domain import DomainReport, analyze, restricts_domain
 from .evidence.numeric import NumericComparer, sampling_mode
 from .evidence.points import complex_points, parameter_values, seed_for, structure_digest
-from .extract.answer import (
+from .extract import (
     DEFAULT_POLICY,
     AnswerPolicy,
     BoxPolicy,

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from ..check.extract.answer import extract_answer
+from ..check.extract import extract_answer
 from ..check.parse import without_integration_constant
 from ..check.pipeline import answers_to_check, extraction_stage, unextracted_result
 from ..check.result import CheckResult, StageRecord, Verdict, ms_since

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ..check.extract.answer import AnswerPolicy
+from ..check.extract import AnswerPolicy
 from ..check.proof.ladder import LADDER_BUDGET_S
 
 ANSWER_SYNTAXES = ("auto", "latex", "sympy")

@@ -478,7 +478,7 @@ def test_worst_cases_end_in_the_expected_outcome(name):
 
 def test_caller_timeouts_pass_through(monkeypatch):
     """A signal-driven time limit firing inside SymPy is the caller's."""
-    import rewards.check.parse.sympy_text as module
+    import rewards.check.parse.sympy_text.builder as module
 
     def fire(*args, **kwargs):
         raise StepTimeout("deadline")

@@ -41,6 +41,13 @@ MAX_CONSTANT_EXPONENT = 1000
 MAX_FACTORIAL_ARG = 1000
 # Top-level terms of a sum (an expanded polynomial of degree 300 has 301).
 MAX_TERMS = 600
+# A power of a base holding i, (x + i)^{n}: its real and imaginary parts are
+# dense polynomials that SymPy's realness queries expand (a query on
+# cosh(2^{(x+i)^{20}}) built a 600k-entry array, 6 s); real antiderivatives
+# never raise a complex base to a high power.
+MAX_COMPLEX_EXPONENT = 10
+# Pieces of one piecewise answer (cases environment or Piecewise(...)).
+MAX_PIECES = 12
 
 # --- one-argument functions, by every spelling a model uses ----------------
 # The canonical SymPy class name (``FUNCTIONS[s].__name__``) is what the LaTeX

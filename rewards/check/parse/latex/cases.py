@@ -38,10 +38,10 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import ParseFailure
+from ..names import MAX_PIECES
 from .scan import CMD_AT
 
 MAX_ENVIRONMENTS = 5
-MAX_PIECES = 12
 MAX_CONDITION_POWER = 4
 PLACEHOLDER = r"\Omega_{{{}}}"
 _FIRST_PLACEHOLDER = 9500

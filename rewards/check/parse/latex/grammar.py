@@ -71,6 +71,7 @@ from ...timebox import StepTimeout
 from ..names import (
     BY_CANONICAL_NAME,
     FUNCTIONS,
+    MAX_COMPLEX_EXPONENT,
     MAX_CONSTANT_EXPONENT,
     MAX_EXPONENT,
     MAX_FACTORIAL_ARG,
@@ -98,8 +99,6 @@ MAX_CONST_BITS = 12_000     # all exact constants together (bits): "number_too_l
 MAX_ROOT_BASE_BITS = 200    # constant base of a non-integer power (sqrt of a huge
 #                             integer makes SymPy hunt for perfect powers: seconds)
 MAX_DECIMAL_DIGITS = 100    # significant digits of a decimal literal: "number_too_large"
-MAX_COMPLEX_EXPONENT = 10   # power of a base holding i: (x+i)^{n} is expanded by
-#                             SymPy's assumption queries (cost ~n^3)
 
 _INTEGRAL = re.compile(r"\\(?:iiint|iint|int|oint|intop|smallint)(?![A-Za-z])|\u222b")
 

@@ -1,0 +1,269 @@
+"""Bounds on what building an expression may cost: digits of numbers, sizes
+of exponents and radicands, functions of constants (each limit says why)."""
+from __future__ import annotations
+
+import math
+
+import sympy
+
+from ...errors import ParseFailure
+from ..names import (
+    MAX_COMPLEX_EXPONENT,
+    MAX_CONSTANT_EXPONENT,
+    MAX_EXPONENT,
+    MAX_EXPONENT_COEFFICIENT,
+    MAX_SYMBOLIC_EXPONENT,
+)
+
+# --- resource limits -------------------------------------------------------
+# Integer literals longer than this are refused outright: nobody writes a
+# 100-digit constant in an antiderivative, and huge literals only feed attacks.
+MAX_LITERAL_DIGITS = 100
+# Bound on every number SymPy is allowed to produce while we build (~10**1000).
+MAX_NUMBER_DIGITS = 1000
+# Exponents (names.py): a power of a base that is a function of the variable
+# alone (built as a real symbol, never expanded by SymPy on its own) may have
+# |n| up to MAX_EXPONENT (answers) or MAX_INTEGRAND_EXPONENT (integrands); the
+# numbers inside a symbolic exponent (exp(6048*x)) up to
+# MAX_EXPONENT_COEFFICIENT. A *constant*
+# exponent and every number inside it stays at most MAX_CONSTANT_EXPONENT:
+# exp(c*log(a)) auto-evaluates to a**c, so both c and a must stay small for
+# the result to stay cheap.
+# Rational exponents on a base that contains another symbol
+# (MAX_SYMBOLIC_EXPONENT, names.py). SymPy's assumption queries split a
+# complex base into real and imaginary parts and expand (a + I*b)**n, which
+# costs ~n**3 (0.3 s at n=100, 2 s at n=200, per query). Other symbols are
+# built real too, but they come back plain (complex) to the checker.
+# Numeric radicals (2**(1/3), sqrt(p/q)) make SymPy trial-factor the radicand,
+# and products of radicals are merged into one radicand; >100 digits costs
+# seconds (measured: sqrt of a 1000-digit rational takes ~1.4 s).
+MAX_RADICAND_DIGITS = 100
+# uppergamma/lowergamma/polylog/zeta with integer order expand into O(n) terms
+# with big coefficients (uppergamma(1000, x) takes seconds), so keep n small.
+MAX_ORDER = 20
+# Functions of constants: SymPy decides signs of constant arguments with evalf,
+# and towers of constants defeat it (sinh(sinh(sinh(sinh(sinh(2))))) hangs,
+# nested log of a negative number grows exponentially, erfi(10**999) makes any
+# later sign query hang). So a function (or a power with a non-rational
+# exponent) may be applied to a constant only if that constant contains no
+# function itself, and the constant's modulus must be at most MAX_CONSTANT_ARG
+# unless the function grows slowly (log, atan, Abs, ...).
+MAX_CONSTANT_HEIGHT = 1
+MAX_CONSTANT_ARG = 1000
+
+
+_HALF = sympy.Rational(1, 2)
+_THIRD = sympy.Rational(1, 3)
+_NEG_ONE = sympy.Integer(-1)
+
+
+# --- number size helpers ---------------------------------------------------
+def _int_digits(n: int) -> float:
+    """log10|n| (0 for 0): the size of ``n`` in digits, without str(n).
+
+    math.log10 accepts arbitrarily large ints and is linear in their size.
+    """
+    n = abs(int(n))
+    return math.log10(n) if n else 0.0
+
+
+def _rat_digits(r: sympy.Rational) -> float:
+    return _int_digits(r.p) + _int_digits(r.q)
+
+
+def _mag(expr: sympy.Expr) -> float:
+    """Upper estimate (in digits) of the numeric coefficient SymPy may compute
+    when ``expr`` is multiplied, added or raised to a rational power.
+
+    Add/Mul sum their parts (digits of products and of sums of fractions are at
+    most additive); a rational power scales its base; everything else (symbols,
+    functions) carries no coefficient that SymPy would expand.
+    """
+    if expr.is_Rational:
+        return _rat_digits(expr)
+    if expr.is_Add or expr.is_Mul:
+        return sum(_mag(a) for a in expr.args)
+    if expr.is_Pow and expr.exp.is_Rational:
+        return _mag(expr.base) * abs(float(expr.exp))
+    return 0.0
+
+
+def _radicand_digits(expr: sympy.Expr) -> float:
+    """Digits of the numbers SymPy would try to factor if ``expr`` were raised
+    to a fractional power (coefficients are pulled out of the radical)."""
+    if expr.is_Rational:
+        return _rat_digits(expr)
+    if expr.is_Add or expr.is_Mul:
+        return sum(_radicand_digits(a) for a in expr.args)
+    if expr.is_Pow and expr.exp.is_Rational:
+        return _radicand_digits(expr.base)
+    return 0.0
+
+
+def _is_numeric_radical(expr: sympy.Expr) -> bool:
+    return bool(expr.is_Pow and expr.base.is_Rational and expr.exp.is_Rational
+                and not expr.exp.is_Integer)
+
+
+def _radical_digits_in_product(expr: sympy.Expr) -> float:
+    """Radicand digits of numeric radicals that a Mul would merge (sqrt(a)*sqrt(b)
+    becomes sqrt(a*b), which SymPy then factors again)."""
+    if _is_numeric_radical(expr):
+        return _rat_digits(expr.base)
+    if expr.is_Mul:
+        return sum(_radical_digits_in_product(a) for a in expr.args)
+    return 0.0
+
+
+class _Bounds:
+    """The exponent limits of one parse: which symbol is the variable and how
+    large a power of it may be (answers and integrands differ)."""
+
+    def __init__(self, var: sympy.Symbol | None, max_exponent: int) -> None:
+        self.var = var
+        self.max_exponent = max_exponent
+
+    def power_limit(self, base: sympy.Expr) -> int:
+        """Largest |n| for base**n with a symbolic base."""
+        if base.has(sympy.I):
+            return MAX_COMPLEX_EXPONENT
+        if self.var is not None and base.free_symbols <= {self.var}:
+            return self.max_exponent
+        return MAX_SYMBOLIC_EXPONENT
+
+
+_DEFAULT_BOUNDS = _Bounds(None, MAX_EXPONENT)
+
+
+def _check_exponent_atoms(e: sympy.Expr, bounds: _Bounds = _DEFAULT_BOUNDS) -> None:
+    # Numbers in a constant exponent make numbers; in a symbolic one
+    # (exp(6048*x)) they only scale the variable.
+    limit = MAX_EXPONENT_COEFFICIENT if e.free_symbols else MAX_CONSTANT_EXPONENT
+    for atom in e.atoms(sympy.Rational):
+        if abs(atom) > limit:
+            raise ParseFailure(
+                "exponent_too_large",
+                f"numbers in an exponent must be at most {limit} in magnitude",
+            )
+
+
+def _check_built(expr: sympy.Expr, deep: bool,
+                 bounds: _Bounds = _DEFAULT_BOUNDS) -> sympy.Expr:
+    """Post-check a freshly built node.
+
+    Arithmetic nodes only combine coefficients near the top (a Mul distributes
+    its coefficient into an Add's terms), so two levels suffice there; function
+    results can be arbitrary expansions and are walked fully (their size is
+    already bounded by the argument guards).
+    """
+    if deep:
+        nodes = sympy.preorder_traversal(expr)
+    else:
+        nodes = [expr]
+        for a in expr.args:
+            nodes.append(a)
+            nodes.extend(a.args)
+    for n in nodes:
+        if n.is_Rational:
+            if _int_digits(n.p) > MAX_NUMBER_DIGITS or _int_digits(n.q) > MAX_NUMBER_DIGITS:
+                raise ParseFailure("number_too_large",
+                                   f"numbers are limited to about {MAX_NUMBER_DIGITS} digits")
+        elif n.is_Pow:
+            e = n.exp
+            if e.is_Rational:
+                limit = (bounds.power_limit(n.base) if n.base.free_symbols
+                         else MAX_CONSTANT_EXPONENT)
+                if abs(e) > limit:
+                    raise ParseFailure("exponent_too_large",
+                                       f"exponent {e} too large here (at most {limit})")
+                if _is_numeric_radical(n) and _rat_digits(n.base) > MAX_RADICAND_DIGITS:
+                    raise ParseFailure("number_too_large", "radicand too large")
+        elif isinstance(n, sympy.exp):
+            _check_exponent_atoms(n.args[0], bounds)
+    return expr
+
+
+_NON_FINITE = (sympy.oo, sympy.S.NegativeInfinity, sympy.zoo, sympy.nan)
+
+
+def _check_nonfinite_mix(operands: list[sympy.Expr]) -> None:
+    """oo/zoo/nan next to a symbolic operand (``x + oo``, ``oo*f(x)``,
+    ``(x**50)**oo``) makes SymPy ask for the sign, realness or finiteness of
+    the symbolic part, which can expand powers for seconds. The checker would
+    call any such answer non-finite anyway, so refuse it here."""
+    if len(operands) < 2 or not any(o.free_symbols for o in operands):
+        return
+    if any(o.has(*_NON_FINITE) for o in operands):
+        raise ParseFailure("non_finite", "oo, zoo or nan combined with the variable")
+
+
+def _bound_numeric_arg(a: sympy.Expr, limit: int, what: str) -> None:
+    if a.is_Rational and abs(a) > limit:
+        raise ParseFailure("number_too_large", f"{what} argument must be at most {limit}")
+
+
+def _const_height(expr: sympy.Expr) -> int:
+    """How many function applications are stacked inside a constant.
+
+    Numbers, pi, E, I have height 0; Add/Mul and rational powers (radicals)
+    do not add a level; every other node with arguments (a function, or a
+    power such as 2**sqrt(2)) adds one.
+    """
+    if not expr.args:
+        return 0
+    if expr.is_Add or expr.is_Mul or (expr.is_Pow and expr.exp.is_Rational):
+        return max(_const_height(a) for a in expr.args)
+    return 1 + max(_const_height(a) for a in expr.args)
+
+
+def _check_constant_args(name: str, args: list[sympy.Expr]) -> None:
+    """Refuse functions of constants that would make SymPy evaluate towers or
+    astronomically large values (see MAX_CONSTANT_HEIGHT)."""
+    if name in _ALGEBRAIC:
+        return  # sqrt/cbrt/root are rational powers, guarded in _Builder.pow
+    if name in _SLOW_CONSTANTS and not any(a.free_symbols for a in args):
+        # Printing or sorting a sum evaluates its constant terms numerically:
+        # one elliptic_pi(50, 52) takes ~1 s in mpmath, 70 of them (a 2000
+        # character answer) made str() run for minutes. Never in an answer.
+        raise ParseFailure("slow_constant", f"{name} of constant arguments is not accepted")
+    for a in args:
+        if a.free_symbols:
+            continue
+        if a.has(*_NON_FINITE):
+            # sin(oo) would become an AccumBounds, not a number.
+            raise ParseFailure("non_finite", f"{name} of an infinite or undefined constant")
+        height = 0 if a.is_Rational else _const_height(a)
+        if height + 1 > MAX_CONSTANT_HEIGHT:
+            raise ParseFailure(
+                "too_deep",
+                f"functions of constants may nest at most {MAX_CONSTANT_HEIGHT} deep",
+            )
+        if name in _SLOW_GROWTH:
+            continue
+        if a.is_Rational:
+            too_big = abs(a) > MAX_CONSTANT_ARG
+        else:
+            # Safe to evaluate: height 0 means only numbers, pi, E, I, sums,
+            # products and radicals (all bounded by the other checks).
+            try:
+                too_big = not abs(complex(a.evalf(15))) <= MAX_CONSTANT_ARG
+            except (TypeError, ValueError, OverflowError):
+                too_big = True
+        if too_big:
+            raise ParseFailure(
+                "number_too_large",
+                f"constant arguments of {name} must be at most {MAX_CONSTANT_ARG} in modulus",
+            )
+
+
+_ALGEBRAIC = frozenset({"sqrt", "cbrt", "root"})
+_SLOW_CONSTANTS = frozenset({"elliptic_pi"})
+# Functions whose constant arguments may be large (they grow at most like log,
+# or are bounded): log(10**50) is harmless, sinh(10**50) is not.
+_SLOW_GROWTH = frozenset({
+    "log", "ln", "log10", "log2", "Abs", "abs", "sign", "Heaviside",
+    "atan", "arctan", "acot", "arccot", "atan2", "asinh", "arcsinh", "arsinh",
+    "LambertW",
+})
+
+

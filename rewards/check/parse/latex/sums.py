@@ -1,0 +1,95 @@
+"""The top-level terms of a LaTeX sum: a long sum is parsed in chunks of
+terms, since the grammar builds a sum as a left-nested tree."""
+from __future__ import annotations
+
+import sympy as sp
+
+from ...errors import ParseFailure
+from ..names import (
+    MAX_TERMS,
+)
+from .guards import CHUNK_TERMS
+from .scan import CMD_AT
+
+_OPERAND_END = frozenset(")}]|!'.")
+
+
+def split_terms(text: str) -> list[str]:
+    r"""The top-level terms of a sum, each with its sign, in one linear pass.
+
+    A ``+`` or ``-`` splits only outside every bracket and ``|...|`` (an even
+    number of bars before it at bracket depth 0: inside an absolute value the
+    count is odd whatever is nested in it) and only after an operand (a
+    letter or digit that ends no command name, a closing bracket or bar,
+    ``!``, ``'``): ``x^-1``, ``\cdot -x``, ``(-x)`` do not split. Not
+    splitting is always safe (the chunk is just longer).
+
+    >>> split_terms(r"x^{2} - \frac{1}{2}|x - 1| + 3")
+    ['x^{2} ', '- \\frac{1}{2}|x - 1| ', '+ 3']
+    """
+    starts = [0]
+    depth = bars = 0
+    last = ""                       # the kind of the last non-space token
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            m = CMD_AT.match(text, i)
+            if m:
+                last = "cmd"
+                i = m.end()
+            else:
+                last = "sym"
+                i += 2
+            continue
+        if c in "({[":
+            depth += 1
+            last = "open"
+        elif c in ")}]":
+            depth = max(0, depth - 1)
+            last = "operand"
+        elif c == "|":
+            if depth == 0:
+                bars += 1
+            last = "operand" if depth or bars % 2 == 0 else "open"
+        elif c in "+-":
+            if depth == 0 and bars % 2 == 0 and last == "operand":
+                starts.append(i)
+            last = "op"
+        elif c.isalnum() or c in _OPERAND_END:
+            last = "operand"
+        elif c != " ":
+            last = "op"
+        i += 1
+    starts.append(n)
+    return [text[a:b] for a, b in zip(starts, starts[1:], strict=False)
+            if text[a:b].strip()]
+
+
+def _chunks(text: str) -> list[str]:
+    """The text in pieces of at most CHUNK_TERMS top-level terms."""
+    terms = split_terms(text)
+    if len(terms) > MAX_TERMS:
+        raise ParseFailure("too_long", f"{len(terms)} terms (limit {MAX_TERMS})")
+    if len(terms) <= CHUNK_TERMS:
+        return [text]
+    out = []
+    for k in range(0, len(terms), CHUNK_TERMS):
+        chunk = "".join(terms[k:k + CHUNK_TERMS]).strip()
+        out.append(chunk[1:].lstrip() if chunk.startswith("+") else chunk)
+    return out
+
+
+def _top_terms(raw: sp.Basic) -> list[sp.Basic]:
+    """Terms of an unevaluated (possibly nested) Add, left to right."""
+    out: list[sp.Basic] = []
+    stack = [raw]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, sp.Add):
+            stack.extend(reversed(node.args))
+        else:
+            out.append(node)
+    return out
+
+

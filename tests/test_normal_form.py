@@ -1,4 +1,4 @@
-"""Verdicts of the fast proof (rewards/check/normal_form.py): identity families
+"""Verdicts of the fast proof (rewards/check/proof/normal_form/): identity families
 are proved, false "identities" (true on part of the line only) and wrong
 antiderivatives never are, odd input never raises.  No assertion is about time."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from rewards.check.proof import normal_form as nf
-from rewards.check.proof.normal_form import prove_zero
+from rewards.check.proof.normal_form import prove_zero, rewrites
 
 x = sp.Symbol("x", real=True)
 a = sp.Symbol("a", positive=True)
@@ -239,10 +239,10 @@ def test_caller_exception_stops_without_raising(monkeypatch: pytest.MonkeyPatch)
 REAL_POINTS = ["-7.3", "-2.2", "-1.3", "-1", "-0.6", "-0.1", "0.2", "0.7", "1", "1.4", "3.3", "9.1"]
 
 
-@pytest.mark.parametrize("func", sorted(nf._INVERSE_AS_LOG, key=lambda f: f.__name__))
+@pytest.mark.parametrize("func", sorted(rewrites._INVERSE_AS_LOG, key=lambda f: f.__name__))
 def test_inverse_log_forms_match_principal_values_on_the_real_line(func: type) -> None:
     u = sp.Symbol("u", real=True)
-    gap = sp.lambdify(u, func(u) - nf._INVERSE_AS_LOG[func](u), "mpmath")
+    gap = sp.lambdify(u, func(u) - rewrites._INVERSE_AS_LOG[func](u), "mpmath")
     with mp.workdps(40):
         for p in REAL_POINTS:
             try:
@@ -264,7 +264,7 @@ def test_radical_splits_hold_at_every_sampled_real_point() -> None:
     checked = 0
     for _ in range(150):
         u = _random_radicand(rng)
-        factors = nf._split_radicand(u, x, set())
+        factors = rewrites._split_radicand(u, x, set())
         if factors is None:
             continue
         r = rng.choice([S(1, 2), S(-1, 2), S(1, 3), S(3, 2)])

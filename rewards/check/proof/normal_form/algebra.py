@@ -1,0 +1,370 @@
+"""The normal form's arithmetic: exponents split into rational multiples of
+monomials, and rational functions over QQ in generator symbols with a
+factored denominator, tested for zero modulo a random prime."""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import reduce
+
+import sympy as sp
+from sympy.polys.domains import QQ
+from sympy.polys.rings import PolyElement, PolyRing, ring
+
+# Integer powers of a sum are expanded in full: (1+x)**10**6 would never
+# return.  Powers of one term (x**N, exp(N*x)) are sparse and cheap.
+MAX_SUM_POWER = 200
+MAX_TERM_POWER = 5000
+# Integers at most this large are split into primes for log(c) and
+# c**(p/q); larger ones stay whole (sound, merely less complete).
+MAX_FACTOR_INT = 10**12
+# Restarts of the conversion (more generator slots, wider exp units,
+# radical degrees) before giving up.
+MAX_REPLANS = 8
+
+_CIRCULAR = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
+_HYPERBOLIC = (sp.sinh, sp.cosh, sp.tanh, sp.coth, sp.sech, sp.csch)
+_INVERSE = (sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc,
+            sp.asinh, sp.acosh, sp.atanh, sp.acoth, sp.asech, sp.acsch)
+_I_PI = sp.I * sp.pi
+
+
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class _Undefined(Exception):
+    """Identically zero denominator: never count that residual as zero."""
+
+
+class _Replan(Exception):
+    """The conversion needs a wider plan (set before raising): redo it."""
+
+
+class _Clock:
+    def __init__(self, end: float) -> None:
+        self.end = end
+        self.ticks = 0
+
+    def check(self) -> None:
+        if time.monotonic() > self.end:
+            raise _Timeout()
+
+    def tick(self) -> None:
+        self.ticks += 1
+        if self.ticks % 16 == 0:
+            self.check()
+
+
+# --------------------------------------------------------------------------
+# Exponents: shared by the survey and the conversion.
+# --------------------------------------------------------------------------
+
+def _exact(c: sp.Number) -> sp.Rational:
+    # A Float is an exact binary fraction: keeping it exact means 1e-20 stays
+    # 1e-20 and cannot be rounded into a proof.
+    return c if c.is_Rational else sp.Rational(c)
+
+
+def _rational(c: QQ) -> sp.Rational:
+    return sp.Rational(int(c.numerator), int(c.denominator))
+
+
+def _prime_factors(n: int) -> dict[int, int]:
+    return {n: 1} if n > MAX_FACTOR_INT else sp.factorint(n)
+
+
+def _split_constant_logs(expr: sp.Expr) -> sp.Expr:
+    """log(12*E) -> 2 log 2 + log 3 + 1 (positive constants only), so 4**x,
+    2**x and (2*E)**x become powers of shared generators."""
+    def split(c: sp.Rational) -> sp.Expr:
+        terms = [sign * mult * sp.log(sp.Integer(prime), evaluate=False)
+                 for part, sign in ((c.p, 1), (c.q, -1)) if part != 1
+                 for prime, mult in _prime_factors(part).items()]
+        return sp.Add(*terms)
+
+    def positive_constant_log(e: sp.Expr) -> bool:
+        return isinstance(e, sp.log) and not e.args[0].free_symbols and bool(e.args[0].is_positive)
+
+    # expand_log (not forced) splits log(a*b) only for positive a and b.
+    expr = expr.replace(positive_constant_log, lambda e: sp.expand_log(e))
+    return expr.replace(
+        lambda e: isinstance(e, sp.log) and e.args[0].is_Rational and e.args[0] > 0,
+        lambda e: split(e.args[0]))
+
+
+def _decompose(arg: sp.Expr) -> list[tuple[sp.Rational, sp.Expr]]:
+    """exp(arg) = prod exp(c*m): the (rational c, monomial m) pairs.  Valid
+    for any arg, since exp(a+b) = exp(a) exp(b) on all of C."""
+    if arg.has(sp.log):
+        arg = _split_constant_logs(arg)
+    out = []
+    for term in sp.Add.make_args(sp.expand(arg)):
+        coeff, mono = term.as_coeff_Mul()
+        if coeff != 0:
+            out.append((_exact(coeff), mono))
+    return out
+
+
+def _exp_arguments(e: sp.Expr) -> list[sp.Expr]:
+    if isinstance(e, sp.exp):
+        return [e.args[0]]
+    if isinstance(e, _CIRCULAR):
+        return [sp.I * e.args[0]]
+    if isinstance(e, _HYPERBOLIC):
+        return [e.args[0]]
+    if e is sp.E:
+        return [sp.S.One]
+    if e.is_Pow and not e.exp.is_Number:
+        return [e.exp * sp.log(e.base)]
+    return []
+
+
+def _rational_gcd(values: list[sp.Rational]) -> sp.Rational:
+    num = reduce(math.gcd, (abs(int(v.p)) for v in values))
+    den = reduce(math.lcm, (int(v.q) for v in values))
+    return sp.Rational(num, den)
+
+
+def _real_valued(e: sp.Expr) -> bool:
+    """Conservative: True only if e is real wherever it is defined, for real
+    x and positive parameters."""
+    if e.is_Number:
+        return bool(e.is_real)
+    if e in (sp.pi, sp.E):
+        return True
+    if e.is_Symbol:
+        return bool(e.is_real)
+    if e.is_Add or e.is_Mul:
+        return all(_real_valued(a) for a in e.args)
+    if e.is_Pow:
+        if e.exp.is_Integer:
+            return _real_valued(e.base)
+        return bool(e.base.is_positive) and _real_valued(e.exp)
+    if isinstance(e, (sp.exp, *_CIRCULAR, *_HYPERBOLIC, sp.atan, sp.acot, sp.asinh)):
+        return _real_valued(e.args[0])
+    if isinstance(e, sp.log):
+        return bool(e.args[0].is_positive)
+    return False
+
+
+# --------------------------------------------------------------------------
+# Rational functions over QQ with a factored denominator.
+# --------------------------------------------------------------------------
+
+_RINGS: dict[int, tuple[PolyRing, list[sp.Symbol]]] = {}
+
+
+def _ring(capacity: int) -> tuple[PolyRing, list[sp.Symbol]]:
+    # Fixed slot names, so the ring (costly to build) is reused across calls.
+    if capacity not in _RINGS:
+        symbols = [sp.Symbol(f"_nf{i}") for i in range(capacity)]
+        _RINGS[capacity] = (ring(symbols, QQ)[0], symbols)
+    return _RINGS[capacity]
+
+
+def _k(poly: PolyElement) -> frozenset:
+    """Hash key of a polynomial.  PolyElement's own cached hash can go stale
+    (an equal element may hash differently), so dict keys use this."""
+    return frozenset(poly.items())
+
+
+# A factored denominator: {key: (factor, multiplicity)}.
+_Den = dict[frozenset, tuple[PolyElement, int]]
+
+
+@dataclass(frozen=True)
+class _Frac:
+    """num / prod(f**m for f, m in den).  Keeping the denominator factored
+    makes the common denominator of a sum a max over factors: no gcds."""
+
+    num: PolyElement
+    den: tuple[tuple[frozenset, PolyElement, int], ...] = ()
+
+
+def _den_tuple(den: _Den) -> tuple[tuple[frozenset, PolyElement, int], ...]:
+    return tuple((k, f, m) for k, (f, m) in den.items() if m)
+
+
+class _Algebra:
+    def __init__(self, capacity: int, clock: _Clock) -> None:
+        self.ring, self.names = _ring(capacity)
+        self.used = 0
+        self.clock = clock
+        self.powers: dict[tuple[frozenset, int], PolyElement] = {}
+        self.relations: dict[int, _Relation] = {}
+
+    def new_slot(self) -> int:
+        if self.used == len(self.names):
+            raise _Replan()
+        self.used += 1
+        return self.used - 1
+
+    def const(self, c: sp.Rational | int) -> _Frac:
+        c = sp.Rational(c)
+        return _Frac(self.ring(QQ(int(c.p), int(c.q))))
+
+    def gen(self, slot: int) -> _Frac:
+        return _Frac(self.ring.gens[slot])
+
+    def power_of(self, key: frozenset, base: PolyElement, n: int) -> PolyElement:
+        hit = self.powers.get((key, n))
+        if hit is None:
+            hit = base ** n
+            self.powers[(key, n)] = hit
+        return hit
+
+    def expand_den(self, a: _Frac) -> PolyElement:
+        out = self.ring.one
+        for k, f, m in a.den:
+            out *= self.power_of(k, f, m)
+        return out
+
+    def mul(self, parts: list[_Frac]) -> _Frac:
+        num = self.ring.one
+        den: _Den = {}
+        for part in parts:
+            num *= part.num
+            for k, f, m in part.den:
+                den[k] = (f, den.get(k, (f, 0))[1] + m)
+        return _Frac(num, _den_tuple(den))
+
+    def add(self, parts: list[_Frac]) -> _Frac:
+        common: _Den = {}
+        for part in parts:
+            for k, f, m in part.den:
+                common[k] = (f, max(common.get(k, (f, 0))[1], m))
+        total = self.ring.zero
+        for part in parts:
+            self.clock.tick()
+            have = {k: m for k, _, m in part.den}
+            factor = self.ring.one
+            for k, (f, m) in common.items():
+                if m > have.get(k, 0):
+                    factor *= self.power_of(k, f, m - have.get(k, 0))
+            total += part.num * factor
+        return _Frac(total, _den_tuple(common))
+
+    def pow(self, base: _Frac, n: int) -> _Frac:
+        limit = MAX_TERM_POWER if len(base.num) <= 1 and not base.den else MAX_SUM_POWER
+        if abs(n) > limit:
+            raise _Unsupported("huge_power")
+        if n < 0:
+            base, n = self.inv(base), -n
+        return _Frac(base.num ** n, tuple((k, f, m * n) for k, f, m in base.den))
+
+    def inv(self, a: _Frac) -> _Frac:
+        if not a.num:
+            raise _Undefined()
+        den: _Den = {}
+        content = self._den_factors(a.num, den)
+        return _Frac(self.expand_den(a) * self.ring(1 / content), _den_tuple(den))
+
+    def _den_factors(self, poly: PolyElement, den: _Den) -> QQ:
+        """Record poly as denominator factors (a monomial split into its
+        generators, else its primitive part); returns the scalar left."""
+        if len(poly) == 1:
+            (monom, coeff), = poly.terms()
+            for slot, e in enumerate(monom):
+                if e:
+                    g = self.ring.gens[slot]
+                    den[_k(g)] = (g, e)
+            return coeff
+        content, prim = poly.primitive()
+        if prim.LC < 0:
+            content, prim = -content, -prim
+        den[_k(prim)] = (prim, 1)
+        return content
+
+    def simplify(self, poly: PolyElement) -> PolyElement:
+        """Reduce by the relations R**q = polynomial (W**4 = -1, R**2 = 1-2x),
+        exact replacements, so equal radicands get equal keys (tan(x)**2 + 1
+        and sec(x)**2 differ until W**2 -> -1)."""
+        exact = {s: r for s, r in self.relations.items() if r.den == 1}
+        return _reduce(poly, exact, list(reversed(exact)), self.clock) if exact else poly
+
+    def canonical(self, a: _Frac) -> tuple[QQ, PolyElement, PolyElement]:
+        """a = c * p/q, c > 0 rational, p and q primitive, LC(q) > 0 and
+        reduced by the exact relations.  No gcd (multivariate gcds dominate
+        the run time): equality is decided by cross-multiplication."""
+        num = self.simplify(a.num)
+        if not num:
+            return QQ(1), self.ring.zero, self.ring.one
+        cp, p = num.primitive()
+        cq, q = self.simplify(self.expand_den(a)).primitive()
+        if q.LC < 0:
+            cq, q = -cq, -q
+        c = cp / cq
+        if c < 0:
+            c, p = -c, -p
+        return c, p, q
+
+    def same(self, a: tuple[PolyElement, PolyElement], b: tuple[PolyElement, PolyElement]) -> bool:
+        return not self.simplify(a[0] * b[1] - b[0] * a[1])
+
+    def fingerprint(self, p: PolyElement, q: PolyElement) -> int | None:
+        """p/q at a fixed pseudo-random point mod a prime: equal rational
+        functions collide, so it buckets candidates for :meth:`same`."""
+        den = _eval_mod(q)
+        return None if den == 0 else _eval_mod(p) * pow(den, -1, _PRIME) % _PRIME
+
+
+_PRIME = 2**61 - 1
+_POINT: list[int] = []
+
+
+def _eval_mod(poly: PolyElement) -> int:
+    while len(_POINT) < poly.ring.ngens:
+        _POINT.append(pow(7, 1000 + 7919 * len(_POINT), _PRIME))
+    total = 0
+    for monom, coeff in poly.terms():
+        value = int(coeff.numerator) * pow(int(coeff.denominator), -1, _PRIME)
+        for i, e in enumerate(monom):
+            if e:
+                value = value * pow(_POINT[i], e, _PRIME) % _PRIME
+        total += value
+    return total % _PRIME
+
+
+@dataclass
+class _Relation:
+    """slot**degree == num/den (num, den use older slots only)."""
+
+    degree: int
+    num: PolyElement
+    den: PolyElement
+
+
+def _reduce(poly: PolyElement, relations: dict[int, _Relation], order: list[int],
+            clock: _Clock) -> PolyElement:
+    """Pseudo-remainder of poly modulo ``R**q * den - num`` for each relation
+    in order.  Multiplying by powers of den (non-zero wherever the radicand
+    is defined) keeps "vanishes on the relations' variety" equivalent."""
+    ring_ = poly.ring
+    for slot in order:
+        if not poly:
+            return poly
+        clock.check()
+        rel = relations[slot]
+        buckets: dict[int, dict] = {}
+        for monom, coeff in poly.terms():
+            e = monom[slot]
+            reduced = monom[:slot] + (e % rel.degree,) + monom[slot + 1:]
+            bucket = buckets.setdefault(e // rel.degree, {})
+            bucket[reduced] = bucket.get(reduced, 0) + coeff
+        if len(buckets) == 1 and 0 in buckets:
+            continue
+        top = max(buckets)
+        out = ring_.zero
+        for j, terms in buckets.items():
+            part = ring_.from_dict({m: c for m, c in terms.items() if c})
+            out += part * rel.num ** j * rel.den ** (top - j)
+        poly = out
+    return poly

@@ -23,6 +23,7 @@ Data sets (by path; rows are never copied into the project):
 """
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -140,12 +141,13 @@ def run_ours(items: list[Item], *, workers: int, timeout_s: float,
 def run_peer(method: str, items: list[Item], *, workers: int, timeout_s: float,
              tag: str = "") -> tuple[list[dict[str, Any]], float, float]:
     """Records, wall seconds, peak worker RSS (MB)."""
+    from rewards import RewardConfig
     from rewards.reward.pool import CheckPool
 
     from .peers import bench_check, payload
 
-    pool = CheckPool(workers=workers, timeout_s=timeout_s, check_options={"method": method},
-                     check_fn=bench_check, chunk_size=4)
+    pool = CheckPool(RewardConfig(workers=workers, timeout_s=timeout_s, chunk_size=4),
+                     check_fn=functools.partial(bench_check, method=method))
     jobs = [(*inputs_for(method, item), item.symbol) for item in items]
     records: list[dict[str, Any]] = []
     hwm = 0.0

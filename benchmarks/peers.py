@@ -48,6 +48,7 @@ import zlib
 from contextlib import contextmanager
 from typing import Any
 
+from rewards.check.request import CheckRequest
 from rewards.check.result import CheckResult, StageRecord, Verdict
 
 PEER_METHODS = ("trl_math_verify", "reasoning_gym", "rlve_numeric", "ladder_numeric",
@@ -383,12 +384,14 @@ def _preimport(method: str) -> None:
         from . import seed_design  # noqa: F401
 
 
-def bench_check(candidate: str, integrand: str, *, symbol: str = "x", timeout_s: float = 5.0,
-                method: str, **_: Any) -> CheckResult:
+def bench_check(candidate: str, integrand: str, request: CheckRequest, *, method: str,
+                **_: Any) -> CheckResult:
     """Worker-side entry point with ``check_antiderivative``'s signature, for
-    :class:`rewards.pool.CheckPool` (``check_fn``). ``integrand`` is a
-    :func:`payload`; ``method`` one of :data:`PEER_METHODS`.
+    :class:`rewards.pool.CheckPool` (``check_fn``, bound to a ``method`` with
+    :func:`functools.partial`). ``integrand`` is a :func:`payload`; ``method``
+    one of :data:`PEER_METHODS`; the request gives the variable and deadline.
     """
+    symbol, timeout_s = request.symbol or request.default_symbol, request.timeout_s
     data = json.loads(integrand)
     peer = _PEERS[method]
     _preimport(method)

@@ -41,6 +41,7 @@ accepted correct forms and false accepts, per form, per stage and per rung.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -437,14 +438,15 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
                 cpu.append(_cpu_delta(cpu0))
                 bounds.append(len(items) * 15.5)  # its own alarms: 10 s parse + 5 s verify
         else:
+            from rewards import RewardConfig
             from rewards.reward.pool import CheckPool
 
             from .accuracy import inputs_for
             from .peers import bench_check, payload
 
             workers = 2
-            pool = CheckPool(workers=workers, timeout_s=timeout_s,
-                             check_options={"method": method}, check_fn=bench_check)
+            pool = CheckPool(RewardConfig(workers=workers, timeout_s=timeout_s),
+                             check_fn=functools.partial(bench_check, method=method))
             try:
                 pool.run([("x**2/2", payload("x", ref="x**2/2", ref_latex="\\frac{x^2}{2}"),
                            "x")] * 4)

@@ -12,10 +12,18 @@ TRL callable, its config, shaping, worker pool, traces, metrics),
 """
 from __future__ import annotations
 
-from .check import CheckResult, Confidence, StageRecord, Verdict, check_antiderivative
+from .check import (
+    CheckRequest,
+    CheckResult,
+    Confidence,
+    StageRecord,
+    Verdict,
+    check_antiderivative,
+)
 
 __all__ = [
     "AntiderivativeReward",
+    "CheckRequest",
     "CheckResult",
     "Confidence",
     "RewardConfig",

@@ -29,6 +29,7 @@ from benchmarks.corpora import (
 )
 from benchmarks.peers import bench_check, payload
 from benchmarks.table import write_section
+from rewards import CheckRequest
 from rewards.check.result import Verdict
 
 # --- a tiny corpus, written here ---------------------------------------------
@@ -223,7 +224,7 @@ def test_adjudicator_reads_what_the_label_missed():
 def _peer(method: str, candidate: str, f: str, **kw) -> Verdict:
     data = payload(f, ref=kw.pop("ref", None), ref_latex=kw.pop("ref_latex", None),
                    syntax=kw.pop("syntax", "sympy"))
-    result = bench_check(candidate, data, method=method, **kw)
+    result = bench_check(candidate, data, CheckRequest.build(**kw), method=method)
     assert result.total_ms >= 0
     return result.verdict
 
@@ -279,7 +280,7 @@ def test_peer_past_its_deadline_is_a_timeout():
 
 
 def test_peer_without_integrand_is_a_checker_error():
-    result = bench_check("x", json.dumps({"f": None}), method="rlve_numeric")
+    result = bench_check("x", json.dumps({"f": None}), CheckRequest(), method="rlve_numeric")
     assert result.verdict is Verdict.CHECKER_ERROR
 
 

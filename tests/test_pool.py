@@ -12,6 +12,7 @@ import time
 import psutil
 import pytest
 
+from rewards import RewardConfig
 from rewards.check.result import Verdict
 from rewards.reward.pool import CheckPool, Job
 from rewards.testing.faults import HANG, LEAK, faulty_check
@@ -54,7 +55,8 @@ def test_call_budget_ends_the_call_and_kills_the_pool():
     # longer than this call's whole budget of 4 * 0.01 + 3 * 5 * 0.02 s). So
     # the call cannot finish all three: the rest come back TIMEOUT
     # "call_budget", and the pool is killed rather than left computing.
-    pool = CheckPool(workers=1, timeout_s=0.01, margin_s=0.01, check_fn=faulty_check)
+    pool = CheckPool(RewardConfig(workers=1, timeout_s=0.01, watchdog_margin_s=0.01),
+                     check_fn=faulty_check)
     try:
         jobs = [Job(HANG, "x", "x")] * 3
         before = live_workers()
@@ -75,7 +77,7 @@ def test_call_budget_ends_the_call_and_kills_the_pool():
 
 
 def test_pool_recycles_after_max_tasks_per_pool():
-    pool = CheckPool(workers=1, timeout_s=10, max_tasks_per_pool=2)
+    pool = CheckPool(RewardConfig(workers=1, timeout_s=10, max_tasks_per_worker_pool=2))
     try:
         results = pool.run([good(0), good(1)])
         assert [r.verdict for r in results] == [Verdict.CORRECT] * 2
@@ -93,7 +95,7 @@ def test_pool_recycles_after_max_tasks_per_pool():
 
 
 def test_pool_recycles_a_worker_past_max_worker_rss():
-    pool = CheckPool(workers=1, timeout_s=10, check_fn=faulty_check)
+    pool = CheckPool(RewardConfig(workers=1, timeout_s=10), check_fn=faulty_check)
     try:
         assert pool.run([good(0)])[0].verdict is Verdict.CORRECT
         (first,) = worker_pids(pool)
@@ -134,7 +136,7 @@ def test_idle_pool_is_rewarmed_on_the_next_call():
     # loky ends workers idle for idle_timeout_s; the pool treats an executor
     # unused for 0.8 of that as stale and, on the next call, re-acquires it
     # and warms its workers again, so no check pays for a cold worker.
-    pool = CheckPool(workers=1, timeout_s=10, idle_timeout_s=3.0)
+    pool = CheckPool(RewardConfig(workers=1, timeout_s=10, idle_timeout_s=3.0))
     try:
         assert len(_warmed_during(pool, [good(0)])) == 1  # the first call warms
         # Used again at once (well within 2.4 s): nothing to re-warm.

@@ -73,15 +73,15 @@ def make_rows() -> list[dict]:
     return rows
 
 
-def expected_verdict(row: dict, *, symbol_column: bool = True,
-                     fallback: bool = False) -> tuple[str, str | None]:
+def expected_verdict(row: dict, *, fallback: bool = False) -> tuple[str, str | None]:
     kind = row["kind"]
     if kind == "missing_integrand":
         return "CHECKER_ERROR", "integrand_missing"
     if kind == "bad_integrand":
         return "CHECKER_ERROR", "integrand_unparseable"
     if kind == "other_variable":
-        return ("CORRECT", None) if symbol_column else ("WRONG", None)
+        # With no variable column the variable is the integrand's own (t).
+        return "CORRECT", None
     if kind == "math_block_only" and fallback:
         return "CORRECT", None
     return EXPECTED[kind]
@@ -144,12 +144,11 @@ def options(src: Path, out: Path, **extra) -> ScoreOptions:
     return ScoreOptions(**base)
 
 
-def assert_verdicts(out_rows: list[dict], *, symbol_column: bool = True,
-                    fallback: bool = False) -> None:
+def assert_verdicts(out_rows: list[dict], *, fallback: bool = False) -> None:
     rows = make_rows()
     assert [r["source_row"] for r in out_rows] == list(range(len(rows)))
     for got, row in zip(out_rows, rows, strict=True):
-        verdict, reason = expected_verdict(row, symbol_column=symbol_column, fallback=fallback)
+        verdict, reason = expected_verdict(row, fallback=fallback)
         assert got["verdict"] == verdict, (row, got)
         if reason is not None:
             assert got["reason"] == reason, (row, got)
@@ -249,7 +248,7 @@ def test_answer_fallback_symbol_column_and_preset_config(jsonl_input, tmp_path):
     run_score(options(jsonl_input, out, answer_fallback=True, symbol_column=None,
                       config="binary"))
     got = read_output(out)
-    assert_verdicts(got, symbol_column=False, fallback=True)
+    assert_verdicts(got, fallback=True)
     assert {r["reward"] for r in got} <= {0.0, 1.0, None}  # the binary preset
 
 

@@ -7,9 +7,11 @@ folder, not to the working directory (lm-eval hands ``data_files`` to
 training system prompt under :data:`SYSTEM_PROMPT_FIELD`, which the YAML's
 ``description`` makes the system turn. The verdicts come from
 :func:`rewards.check_antiderivative` on the whole response
-(``input_kind="response"``) with the reward's defaults (last box or
-``<answer>`` tag, answer syntax auto-detected, 5 s deadline), so an eval
-score and a GRPO reward agree on every completion.
+(``input_kind="response"``) with the reward's defaults
+(:class:`rewards.RewardConfig`: last box or ``<answer>`` tag, answer syntax
+auto-detected, its deadline, the variable inferred from the integrand when
+the document names none), so an eval score and a GRPO reward agree on every
+completion.
 
 Example (no lm-eval needed)::
 
@@ -23,8 +25,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rewards import Confidence, Verdict, check_antiderivative, prompts
+from rewards import Confidence, RewardConfig, Verdict, check_antiderivative, prompts
 from rewards.check import is_no_answer
+from rewards.check.prepare.variable import infer_variable
 
 INTEGRAND_KEYS = ("integrand", "integrand_sympy")
 SYMBOL_KEYS = ("variable", "symbol")
@@ -73,16 +76,21 @@ def _first(doc: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _timeout_s() -> float:
+def _request(doc: dict[str, Any]):
+    """The reward's check request, with the document's variable and the
+    environment's overrides."""
+    request = RewardConfig().check_request()
     try:
-        return float(os.environ.get("REWARDS_EVAL_TIMEOUT_S", "5"))
+        timeout_s = float(os.environ.get("REWARDS_EVAL_TIMEOUT_S", request.timeout_s))
     except ValueError:
-        return 5.0
+        timeout_s = request.timeout_s
+    return request.replace(symbol=_first(doc, SYMBOL_KEYS), timeout_s=timeout_s)
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
     integrand = _first(doc, INTEGRAND_KEYS) or "?"
-    return USER_TEMPLATE.format(integrand=integrand, symbol=_first(doc, SYMBOL_KEYS) or "x")
+    symbol, _, _ = infer_variable(integrand, _request(doc))
+    return USER_TEMPLATE.format(integrand=integrand, symbol=symbol)
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
@@ -96,8 +104,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 def check(doc: dict[str, Any], response: str) -> Any:
     """The :class:`rewards.CheckResult` of one response to one document."""
     return check_antiderivative(
-        response, _first(doc, INTEGRAND_KEYS) or "", symbol=_first(doc, SYMBOL_KEYS) or "x",
-        input_kind="response", timeout_s=_timeout_s(),
+        response, _first(doc, INTEGRAND_KEYS) or "", _request(doc), input_kind="response",
         math_fallback=os.environ.get("REWARDS_EVAL_ANSWER_FALLBACK", "") == "1")
 
 

@@ -1,15 +1,22 @@
 """The checker: pure, worker-side, no I/O.
 
-completion -> :mod:`.extract` (final answer) -> :mod:`.parse` (LaTeX or SymPy
-text, never ``eval``) -> :mod:`.normalize` -> differentiate ->
-:mod:`.numeric` (multi-precision screen) and :mod:`.symbolic` (proof) ->
-:class:`~.result.CheckResult`. :mod:`.pipeline` runs the stages; every stage
-leaves a :class:`~.result.StageRecord`, and every failure is a verdict with a
-reason, never an exception.
+One :class:`CheckRequest` (variable, syntaxes, answer policy, time limits)
+travels with every check through the stages, each a module of its own:
+
+    completion -> extract/ (the final answer, under the policy)
+               -> prepare/ (variable, parse/, constants, real variable, F')
+               -> evidence/ (seeded points, multi-precision comparison, domain)
+               -> proof/ (normal form, then SymPy's ladder)
+               -> CheckResult (verdict, confidence, one record per stage)
+
+:mod:`.pipeline` runs them in order; :mod:`.context` turns every way out
+into a verdict with a reason, never an exception.
 """
 from __future__ import annotations
 
+from .memo import JudgementMemo
 from .pipeline import check_antiderivative
+from .request import CheckRequest
 from .result import (
     NO_ANSWER_REASONS,
     CheckResult,
@@ -21,8 +28,10 @@ from .result import (
 
 __all__ = [
     "NO_ANSWER_REASONS",
+    "CheckRequest",
     "CheckResult",
     "Confidence",
+    "JudgementMemo",
     "StageRecord",
     "Verdict",
     "check_antiderivative",

@@ -66,6 +66,8 @@ def _ablate(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register ``score`` and ``ablate`` on the main parser's subcommands."""
+    from ..reward.config import RewardConfig
+
     score = sub.add_parser(
         "score", formatter_class=DefaultsFormatter,
         help="score a dataset of completions offline (jsonl/parquet/csv/datasets)",
@@ -95,7 +97,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     checking.add_argument("--workers", type=int, default=None,
                           help="checker processes (local) or actors (ray); default: all CPUs")
     checking.add_argument("--timeout", type=float, default=None,
-                          help="seconds per check (default: the config's, 5)")
+                          help=f"seconds per check (default: the config's, "
+                               f"{RewardConfig().timeout_s:g})")
     checking.add_argument("--answer-fallback", action="store_const", const=True, default=None,
                           help="take the last $...$ block when a completion has no box or "
                                "<answer> tag (for prompts that did not ask for a box)")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import itertools
 import threading
-import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -26,10 +25,9 @@ from typing import Any
 
 import yaml
 
-from ..check.extract import extract_answer
+from ..check.extract.stage import extract_stage
 from ..check.parse import without_integration_constant
-from ..check.pipeline import answers_to_check, extraction_stage, unextracted_result
-from ..check.result import CheckResult, StageRecord, Verdict, ms_since
+from ..check.result import CheckResult, StageRecord, Verdict
 from .batcher import Batcher
 from .config import RewardConfig
 from .metrics import batch_metrics
@@ -99,18 +97,12 @@ class AntiderivativeReward:
         cfg = self.config
         self._lock = threading.Lock()
         self._cache: OrderedDict[Job, dict] = OrderedDict()
-        self._pool = CheckPool(
-            workers=cfg.workers, timeout_s=cfg.timeout_s,
-            check_options={"input_kind": cfg.answer_syntax,
-                           "integrand_kind": cfg.integrand_kind,
-                           "proof_budget_s": cfg.proof_budget_s},
-            chunk_size=cfg.chunk_size, memory_limit_mb=cfg.memory_limit_mb,
-            margin_s=cfg.watchdog_margin_s, idle_timeout_s=cfg.idle_timeout_s,
-            max_tasks_per_pool=cfg.max_tasks_per_worker_pool,
-            max_worker_rss_mb=cfg.max_worker_rss_mb, check_fn=self._check_fn)
+        self._pool = CheckPool(cfg, check_fn=self._check_fn)
         self._batcher = Batcher(self._score_batch, expired=self._expired,
                                 budget_s=self._pool.call_budget, cancel=self._pool.cancel)
-        self._answer_policy = cfg.answer_policy()
+        # The one request every check gets: its answer policy is applied
+        # here, once, by extract_stage; the workers only parse and judge.
+        self._request = self._pool.request
         self._trace = (TraceWriter(cfg.trace_path, cfg.trace_max_bytes, cfg.trace_backups)
                        if cfg.trace_path else None)
         self._batch_index = itertools.count(1)
@@ -231,8 +223,9 @@ class AntiderivativeReward:
         with self._lock:  # one batch at a time per object: the pool is not re-entrant
             return self._score_locked(completions, integrands, symbols)
 
-    def _symbol(self, symbol: Any) -> str:
-        """A row's variable: its own, or the configured default."""
+    def _symbol(self, symbol: Any) -> str | None:
+        """A row's variable: its own, else the configured one, else ``None``
+        (the checker infers it from the integrand)."""
         return self.config.symbol if _missing(symbol) else str(symbol).strip()
 
     def _expired(self, completions, integrands, symbols) -> list[Outcome]:
@@ -262,17 +255,15 @@ class AntiderivativeReward:
                 outcomes[i] = Outcome(False, None, None, None, None, symbol)
                 continue
             integrand = str(integrand)
-            started = time.perf_counter()
-            extraction = extract_answer(completion_text(completion), policy=self._answer_policy)
-            record = extract_stages[i] = extraction_stage(extraction, ms_since(started))
-            if record.status != "ok":
-                outcomes[i] = self._outcome(unextracted_result(record), None, integrand, symbol)
+            extracted = extract_stage(completion_text(completion), self._request.answer_policy)
+            if isinstance(extracted, CheckResult):
+                outcomes[i] = self._outcome(extracted, None, integrand, symbol)
                 continue
-            answer, alternatives = answers_to_check(extraction)
-            answers[i] = answer
+            extract_stages[i] = extracted.record
+            answers[i] = extracted.answer
             # F and F + C have one derivative, so one verdict: checked once.
-            jobs[i] = Job(without_integration_constant(answer, symbol), integrand, symbol,
-                          alternatives)
+            jobs[i] = Job(without_integration_constant(extracted.answer, symbol), integrand,
+                          symbol, extracted.alternatives)
 
         # Dedup within the batch and across batches: GRPO groups repeat answers.
         unique: dict[Job, list[int]] = {}
@@ -309,8 +300,10 @@ class AntiderivativeReward:
         return outcomes  # type: ignore[return-value]
 
     def _outcome(self, result: CheckResult, extracted: str | None, integrand: str,
-                 symbol: str, cached: bool = False) -> Outcome:
+                 symbol: str | None, cached: bool = False) -> Outcome:
         reward = self.shaping.reward(result.verdict, result.confidence, result.reason)
+        # The variable the checker used (inferred when the row gave none).
+        symbol = result.detail.get("variable", symbol)
         return Outcome(True, reward, result, extracted, integrand, symbol, cached)
 
     # -- traces --------------------------------------------------------------

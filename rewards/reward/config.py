@@ -21,66 +21,93 @@ from typing import Any
 
 import yaml
 
-from ..check.extract import AnswerPolicy
-from ..check.proof.ladder import LADDER_BUDGET_S
+from ..check.extract import DEFAULT_POLICY, AnswerPolicy
+from ..check.request import CheckRequest
 
-ANSWER_SYNTAXES = ("auto", "latex", "sympy")
-INTEGRAND_KINDS = ("sympy", "latex")
+_CHECK = CheckRequest()
 
 
 @dataclass(frozen=True)
 class RewardConfig:
     """Everything :class:`~rewards.reward.AntiderivativeReward` takes.
 
-    The comments in ``configs/reward/default.yaml`` say what each key does.
+    Defaults that belong to one check (variable, syntaxes, answer policy,
+    time limits) are :class:`~rewards.check.request.CheckRequest`'s, read from
+    it here; ``configs/reward/default.yaml`` spells all of them out.
+
+    Args:
+        name: the metric key in TRL's logs (the callable's ``__name__``).
+        shaping: a preset name (``default``, ``binary``, ``strict_symbolic``,
+            ``format_aware``, ``timeout_neutral``), a shaping YAML path, a
+            mapping, or a :class:`~rewards.reward.shaping.RewardShaping`.
+        integrand_column: the dataset column holding f.
+        integrand_kind: ``sympy`` | ``latex``: the syntax of that column.
+        symbol: the integration variable of rows whose ``symbol_column`` gives
+            none; ``None`` infers it from each integrand (its single free
+            symbol; with several, x, then ``default_symbol``).
+        default_symbol: the variable of an integrand with no free symbol, and
+            the second preference among several.
+        symbol_column: a dataset column with the variable per row.
+        answer_syntax: ``auto`` | ``latex`` | ``sympy``: how the text inside
+            the box or tag is read.
+        reasoning, hedge, qualifiers, box_policy, math_fallback: the final-
+            answer policy (:class:`~rewards.check.extract.AnswerPolicy`).
+        workers: checker processes; ``None``: the cores available to this
+            process divided by ``LOCAL_WORLD_SIZE`` (ranks on the node), >= 1.
+        timeout_s: the hard deadline of one sample.
+        chunk_size: samples per task sent to a worker.
+        memory_limit_mb: ``RLIMIT_AS`` per worker, lowered to this rank's share
+            of the node's memory; ``None``: no cap.
+        cache_size: verdicts kept across batches (LRU).
+        max_tasks_per_worker_pool: recycle the pool after this many samples...
+        max_worker_rss_mb: ... or once a worker grows past this RSS.
+        proof_budget_s: proof-ladder time once the numeric test passed.
+        watchdog_margin_s: a task this far past its deadline gets its pool
+            killed (a worker stuck where signals cannot reach).
+        idle_timeout_s: idle workers exit after this long.
+        trace_path: a JSONL file of rejected and numeric-only samples.
+        trace_max_bytes, trace_backups: its rotation.
+        null_reward: the reward reported where the shaping gives null (no
+            gradient), for stacks that need a number (verl, OpenRLHF, the
+            server's ``/get_reward``).
     """
 
     name: str = "antiderivative_reward"
-    # A preset name, a shaping YAML path, a mapping, or a RewardShaping.
     shaping: Any = "default"
     integrand_column: str = "integrand"
-    integrand_kind: str = "sympy"
-    symbol: str = "x"
+    integrand_kind: str = _CHECK.integrand_kind
+    symbol: str | None = _CHECK.symbol
+    default_symbol: str = _CHECK.default_symbol
     symbol_column: str | None = None
-    answer_syntax: str = "auto"
-    # The final-answer policy (rewards.check.extract.AnswerPolicy).
-    reasoning: str = "grade_after"
-    hedge: str = "reject"
-    qualifiers: str = "reject"
-    box_policy: str = "last"
-    math_fallback: bool = False
+    answer_syntax: str = _CHECK.answer_syntax
+    reasoning: str = DEFAULT_POLICY.reasoning
+    hedge: str = DEFAULT_POLICY.hedge
+    qualifiers: str = DEFAULT_POLICY.qualifiers
+    box_policy: str = DEFAULT_POLICY.box_policy.value
+    math_fallback: bool = DEFAULT_POLICY.math_fallback
     workers: int | None = None
-    timeout_s: float = 5.0
+    timeout_s: float = _CHECK.timeout_s
     chunk_size: int = 4
     memory_limit_mb: int | None = 3072
     cache_size: int = 20_000
     max_tasks_per_worker_pool: int = 20_000
     max_worker_rss_mb: float = 2048.0
-    proof_budget_s: float = LADDER_BUDGET_S
+    proof_budget_s: float = _CHECK.proof_budget_s
     watchdog_margin_s: float = 2.0
     idle_timeout_s: float = 600.0
     trace_path: str | None = None
     trace_max_bytes: int = 50_000_000
     trace_backups: int = 3
-    # The reward reported where the shaping gives null (no gradient) to the
-    # stacks that cannot skip a sample: verl, OpenRLHF, the server's /get_reward.
     null_reward: float = 0.0
 
     def __post_init__(self) -> None:
         # Fail at construction, not on the first training batch.
-        if self.answer_syntax not in ANSWER_SYNTAXES:
-            raise ValueError(f"answer_syntax must be one of {ANSWER_SYNTAXES}, "
-                             f"not {self.answer_syntax!r}")
-        if self.integrand_kind not in INTEGRAND_KINDS:
-            raise ValueError(f"integrand_kind must be one of {INTEGRAND_KINDS}, "
-                             f"not {self.integrand_kind!r}")
-        self.answer_policy()  # box_policy, reasoning, hedge, qualifiers
+        self.check_request()  # syntaxes, variable, policy and time limits
         if self.workers is not None and int(self.workers) < 1:
             raise ValueError(f"workers must be at least 1 (or null for automatic), "
                              f"not {self.workers!r}")
-        for key in ("timeout_s", "proof_budget_s", "idle_timeout_s"):
-            if not float(getattr(self, key)) > 0:
-                raise ValueError(f"{key} must be positive, not {getattr(self, key)!r}")
+        if not float(self.idle_timeout_s) > 0:
+            raise ValueError(f"idle_timeout_s must be positive, not {self.idle_timeout_s!r}")
         for key in ("chunk_size", "trace_backups", "cache_size", "trace_max_bytes",
                     "max_tasks_per_worker_pool", "watchdog_margin_s"):
             if float(getattr(self, key)) < 0:
@@ -126,6 +153,16 @@ class RewardConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def check_request(self) -> CheckRequest:
+        """The one :class:`CheckRequest` every check of this reward gets (in
+        its workers, and for :func:`rewards.check_antiderivative` callers who
+        want the same verdicts)."""
+        return CheckRequest(symbol=self.symbol, default_symbol=self.default_symbol,
+                            answer_syntax=self.answer_syntax,
+                            integrand_kind=self.integrand_kind,
+                            answer_policy=self.answer_policy(), timeout_s=self.timeout_s,
+                            proof_budget_s=self.proof_budget_s)
 
     def answer_policy(self) -> AnswerPolicy:
         """Which part of a completion is graded (see :mod:`rewards.check.extract`)."""

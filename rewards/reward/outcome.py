@@ -21,7 +21,7 @@ class Outcome:
     result: CheckResult | None
     extracted: str | None
     integrand: str | None
-    symbol: str
+    symbol: str | None
     cached: bool = False
 
     @property

@@ -31,17 +31,20 @@ from typing import Any, NamedTuple
 from loky import get_reusable_executor
 from loky.process_executor import BrokenProcessPool, ShutdownExecutorError
 
+from ..check.request import CheckRequest
 from ..check.result import CheckResult, StageRecord, Verdict
+from .config import RewardConfig
 
 
 class Job(NamedTuple):
-    """One check: the extracted answer, the integrand and variable, and the
+    """One check: the answer as extracted under the request's policy, the
+    integrand and variable (``None``: inferred from the integrand), and the
     response's other final answers, which must agree with it (usually none).
     A plain ``(answer, integrand, symbol)`` tuple is a job too."""
 
     answer: str
     integrand: str
-    symbol: str
+    symbol: str | None
     alternatives: tuple[str, ...] = ()
 
 
@@ -133,8 +136,8 @@ def _rss_mb() -> float:
 
 def _warmup() -> int:
     # Import everything a check needs and fill the LaTeX parser's prediction
-    # cache, once per worker, outside any deadline: the first parse in a
-    # process takes ~200 ms, each new shape of answer tens of ms.
+    # cache (see warm_up): the first parse in a process takes ~200 ms, each
+    # new shape of answer tens of ms.
     from ..check import check_antiderivative
     from ..check.parse.latex.grammar import warm_up
 
@@ -147,25 +150,23 @@ def _warmup() -> int:
 _MEMO = None
 
 
-def _check_chunk(jobs: list[Job], options: dict[str, Any],
+def _check_chunk(jobs: list[Job], request: CheckRequest,
                  check_fn: Callable[..., CheckResult] | None = None) -> tuple[list[dict], dict]:
+    """Runs in a worker: each job's answer was extracted under
+    ``request.answer_policy`` in the parent, so it is checked as
+    ``extracted`` (the policy is never applied twice)."""
+    global _MEMO
     if check_fn is None:
-        from ..check import check_antiderivative
-        from ..check.pipeline import JudgementMemo
+        from ..check import JudgementMemo, check_antiderivative
 
-        global _MEMO
         if _MEMO is None:
             _MEMO = JudgementMemo()
-        memo = _MEMO
-
-        def check_fn(*args, **kwargs):
-            return check_antiderivative(*args, memo=memo, **kwargs)
-
+        check_fn = check_antiderivative
     out = []
     for job in jobs:
         job = Job(*job)
-        extra = {"alternatives": job.alternatives} if job.alternatives else {}
-        result = check_fn(job.answer, job.integrand, symbol=job.symbol, **options, **extra)
+        result = check_fn(job.answer, job.integrand, request.replace(symbol=job.symbol),
+                          input_kind="extracted", alternatives=job.alternatives, memo=_MEMO)
         out.append(result.to_dict())
     return out, {"pid": os.getpid(), "rss_mb": _rss_mb()}
 
@@ -210,25 +211,23 @@ class PoolStats:
 class CheckPool:
     """Runs checks in worker processes; see the module docstring."""
 
-    def __init__(self, *, workers: int | None = None, timeout_s: float = 5.0,
-                 check_options: dict[str, Any] | None = None, chunk_size: int = 4,
-                 memory_limit_mb: int | None = 3072, margin_s: float = 2.0,
-                 idle_timeout_s: float = 600.0, max_tasks_per_pool: int = 20_000,
-                 max_worker_rss_mb: float = 2048.0,
+    def __init__(self, config: RewardConfig, *,
                  check_fn: Callable[..., CheckResult] | None = None) -> None:
         # check_fn: a module-level function with check_antiderivative's
         # signature, run in the workers instead of it (fault-injection tests,
         # custom checkers). It must be importable by the workers.
         self.check_fn = check_fn
-        self.workers = workers or auto_workers()
-        self.timeout_s = float(timeout_s)
-        self.check_options = {"timeout_s": self.timeout_s, **(check_options or {})}
-        self.chunk_size = max(1, int(chunk_size))
-        self.memory_limit_mb = worker_memory_limit_mb(memory_limit_mb, self.workers)
-        self.margin_s = margin_s
-        self.idle_timeout_s = idle_timeout_s
-        self.max_tasks_per_pool = max_tasks_per_pool
-        self.max_worker_rss_mb = max_worker_rss_mb
+        self.config = config
+        self.request = config.check_request()
+        self.workers = config.workers or auto_workers()
+        self.timeout_s = config.timeout_s
+        self.chunk_size = max(1, int(config.chunk_size))
+        self.memory_limit_mb = worker_memory_limit_mb(config.memory_limit_mb, self.workers)
+        self.margin_s = config.watchdog_margin_s
+        self.idle_timeout_s = config.idle_timeout_s
+        # Recycling limits, read on every call.
+        self.max_worker_rss_mb = config.max_worker_rss_mb
+        self.max_tasks_per_pool = config.max_tasks_per_worker_pool
         self.stats = PoolStats()
         self._executor = None
         self._last_used = 0.0
@@ -393,7 +392,7 @@ class CheckPool:
                 break
             try:
                 future = executor.submit(_check_chunk, [jobs[i] for i in indices],
-                                         self.check_options, self.check_fn)
+                                         self.request, self.check_fn)
             except (RuntimeError, BrokenProcessPool, ShutdownExecutorError):
                 # Shut down behind our back (another thread, a crash): start
                 # over with a fresh executor on the next loop.

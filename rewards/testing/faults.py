@@ -34,7 +34,7 @@ LEAK = "FAULT:LEAK:"
 _LEAKED: list[bytearray] = []
 
 
-def faulty_check(candidate, integrand, *, symbol="x", **options) -> CheckResult:
+def faulty_check(candidate, integrand, request=None, **options) -> CheckResult:
     if candidate == HANG:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
         time.sleep(3600)
@@ -63,7 +63,7 @@ def faulty_check(candidate, integrand, *, symbol="x", **options) -> CheckResult:
         except MemoryError:
             pass
         candidate = r"\frac{x^{2}}{2}"
-    return check_antiderivative(candidate, integrand, symbol=symbol, **options)
+    return check_antiderivative(candidate, integrand, request, **options)
 
 
 def faulty_reward(**options: Any):

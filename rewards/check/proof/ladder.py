@@ -1,10 +1,5 @@
-"""Symbolic proof that F' - f is zero: a fast decisive path, then a ladder.
-
-:func:`fast_proof` (:mod:`.normal_form`) maps the residual to a normal form
-in which elementary identities (exp/log/trig/hyperbolic, their inverses,
-radicals as algebraic symbols) become polynomial identities: milliseconds,
-and it proves nearly every elementary antiderivative. What it cannot prove
-goes to :func:`symbolic_zero`, SymPy's general transforms, cheapest first,
+"""The proof ladder: what the fast proof (:mod:`.fast`) cannot prove goes to
+:func:`symbolic_zero`, SymPy's general transforms, cheapest first,
 each under its own time box (a signal timer on a worker's main thread, see
 :mod:`.timebox`), stopping at the first proof. ``simplify`` comes last: it is
 the slowest and, on a wrong answer, the one most likely to run for minutes.
@@ -18,49 +13,14 @@ from typing import Any
 import sympy as sp
 
 from ..timebox import Deadline, StepTimeout, time_limit
-from .normal_form import prove_zero
+from .fast import zero_almost_everywhere
 
-# Time the fast path may take before the ladder gets its turn: its median is
-# a few ms, its 99th percentile well under this.
-FAST_PROOF_BUDGET_S = 0.3
 # Time the ladder gets once the strict numeric test has passed (it then only
 # decides symbolic vs numeric-only). Measured with 0.25 s: of ~2,600 correct
 # Rubi and reasoning-gym answers (benchmarks accuracy, seeds 0 and 7) the
 # ladder proved 2 (simplify); the ~150 the fast path leaves each spent the
 # whole budget. A larger one buys little and costs the 99th percentile.
 LADDER_BUDGET_S = 0.1
-
-
-def fast_proof(residual: sp.Expr, x: sp.Symbol, budget_s: float) -> dict[str, Any]:
-    """The normal-form proof; returns the stage data (``proved``, ``by``: the
-    rung that proved it, ``tried``)."""
-    attempt = prove_zero(residual, x, budget_s)
-    return {"proved": attempt.proved, "by": attempt.rung,
-            "tried": [{"step": step, "ms": ms, "result": result}
-                      for step, ms, result in attempt.tried]}
-
-
-def zero_almost_everywhere(expr: sp.Expr | None) -> bool:
-    """True when expr is zero except possibly on a measure-zero set.
-
-    ``simplify(diff(log(Abs(x))) - 1/x)`` yields
-    ``Piecewise((zoo, Eq(x, 0)), (0, True))``: zero everywhere except the
-    singularity. A plain ``is_zero`` returns None for that, so the generic
-    branch has to be inspected directly.
-    """
-    if expr is None:
-        return False
-    try:
-        if expr == 0 or expr.is_zero:
-            return True
-    except (TypeError, AttributeError, RecursionError):
-        return False
-    if isinstance(expr, sp.Piecewise):
-        generic = [e for e, cond in expr.args if cond == sp.true]
-        if generic and all(e == 0 or bool(e.is_zero) for e in generic):
-            return True
-    return False
-
 
 _TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc, sp.sinh, sp.cosh, sp.tanh, sp.coth,
          sp.sech, sp.csch)

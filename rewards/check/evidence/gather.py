@@ -1,0 +1,136 @@
+"""The numeric side of one check: where to look (complex points, or the real
+line with the domain rule), the comparisons there, and the domain refusal."""
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import sympy as sp
+
+from ..result import StageRecord, ms_since
+from ..timebox import Deadline
+from .domain import DomainReport, analyze, restricts_domain
+from .numeric import NumericComparer, sampling_mode
+from .points import complex_points, parameter_values, seed_for
+
+# Functions whose branch cuts can make a correct real-line answer disagree
+# with the integrand at complex points.
+_BRANCHY = (sp.log, sp.Pow, sp.atan, sp.asin, sp.acos, sp.acot, sp.asinh, sp.acosh, sp.atanh,
+            sp.acoth, sp.asec, sp.acsc)
+
+
+class Evidence:
+    """The numeric side of one check: points drawn for this (answer,
+    integrand) pair, the comparisons on them, and the domain rule.
+
+    Randomness is seeded by the answer and the integrand as parsed (see
+    :mod:`.sampling`), one stream per use, so each is reproducible alone.
+    """
+
+    def __init__(self, written: sp.Expr, parsed_integrand: sp.Expr, symbol: str,
+                 derivative: sp.Expr, integrand: sp.Expr, real_symbol: sp.Symbol,
+                 params: list[sp.Symbol], deadline: Deadline) -> None:
+        self.written, self.parsed_integrand, self.symbol = written, parsed_integrand, symbol
+        self.derivative, self.integrand, self.x = derivative, integrand, real_symbol
+        self.params = params
+        self.deadline = deadline
+        # Seeded by the derivative: F and F + 7 are one answer and get the
+        # same points (and one memo entry).
+        self.seed = seed_for(derivative, integrand, sp.Symbol(symbol))
+        self.param_values = parameter_values(random.Random(self.seed ^ 2), len(params))
+        self._domain: DomainReport | None = None
+        # True once the evidence for F' = f comes from the real line rather
+        # than from an identity of analytic functions (complex points).
+        self.on_real_line = False
+
+    def _parameters(self) -> dict[str, str]:
+        return {p.name: v for p, v in zip(self.params, self.param_values, strict=True)}
+
+    def domain(self) -> DomainReport:
+        if self._domain is None:
+            self._domain = analyze(self.written, self.parsed_integrand, self.symbol,
+                                   self._parameters(), random.Random(self.seed ^ 1),
+                                   self.deadline)
+        return self._domain
+
+    def _comparer(self, points, usable=None, real_only=True) -> NumericComparer:
+        return NumericComparer(self.derivative, self.integrand, self.x, self.params,
+                               self.deadline, points, usable=usable,
+                               param_values=self.param_values, real_only=real_only)
+
+    def _real_line_comparer(self, domain: DomainReport) -> NumericComparer:
+        if domain.decision == "empty":
+            # An integrand real nowhere on the line (sqrt(-csch(x)^2)): its
+            # complex values are compared as they are, on every point.
+            return self._comparer(domain.points, real_only=False)
+        return self._comparer(domain.points, domain.usable)
+
+    def screen(self) -> tuple[NumericComparer, dict[str, Any]]:
+        """The cheap first comparison, on complex points for analytic
+        expressions and on the real line (domain rule applied) otherwise."""
+        if sampling_mode(self.derivative, self.integrand) == "real":
+            domain = self.domain()
+            comparer = self._real_line_comparer(domain)
+            self.on_real_line = True
+            return comparer, self._real_screen(comparer, domain)
+        comparer = self._comparer(complex_points(random.Random(self.seed)))
+        screen = comparer.screen()
+        if screen["decision"] in ("nonzero", "inconclusive") and (
+                self.derivative.has(*_BRANCHY) or self.integrand.has(*_BRANCHY)):
+            # A correct real-line answer can sit on another branch of sqrt/log
+            # than the integrand off the real axis: judge it on the real line,
+            # where both are real (breakpoints and both sides of them sampled).
+            # Generic real points first: a wrong answer (the usual reason for
+            # a complex mismatch) fails there, without the breakpoint search.
+            quick = analyze(self.written, self.parsed_integrand, self.symbol,
+                            self._parameters(), random.Random(self.seed ^ 3), self.deadline,
+                            spread_only=True)
+            if quick.decision != "empty":
+                quick_screen = self._real_line_comparer(quick).screen()
+                if quick_screen["decision"] == "nonzero":
+                    screen["real_fallback"] = "nonzero"
+                    return comparer, {**screen, "decision": "nonzero",
+                                      "real_spread": quick_screen}
+            domain = self.domain()
+            real = self._real_line_comparer(domain)
+            real_screen = self._real_screen(real, domain)
+            screen["real_fallback"] = real_screen["decision"]
+            if real_screen["decision"] in ("zero", "zero_low"):
+                self.on_real_line = True
+                return real, {**real_screen, "complex_decision": screen["decision"]}
+        return comparer, screen
+
+    @staticmethod
+    def _real_screen(comparer: NumericComparer, domain: DomainReport) -> dict[str, Any]:
+        screen = {**comparer.screen(), "domain": domain.to_dict()}
+        if domain.truncated and screen["decision"] in ("zero", "zero_low"):
+            # Agreement on a sample that skipped some pieces is no evidence
+            # for them: only a proof may accept (padding an answer with
+            # harmless kinks must not hide a wrong piece).
+            screen["decision"] = "inconclusive"
+            screen["note"] = "too many breakpoints to sample every piece"
+        return screen
+
+    def domain_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
+        """``None`` when the answer may be accepted; else the WRONG detail.
+
+        An identity of analytic functions (a structural zero, a proof, or
+        agreement at complex points) needs no look: F' = f then holds for the
+        principal branches everywhere, the reading of a computer algebra
+        system. Evidence from the real line counts only where both sides are
+        real, so it also needs F real on the whole of a component of the
+        integrand's real domain; an answer real wherever the integrand is (no
+        logarithm, radical or bounded inverse in it) has that already."""
+        if not self.on_real_line or not restricts_domain(self.written):
+            return None
+        start = time.perf_counter()
+        domain = self.domain()
+        ok = domain.decision in ("ok", "empty")
+        stages.append(StageRecord("domain", "ok" if ok else "fail", ms_since(start),
+                                  domain.to_dict()))
+        if ok:
+            return None
+        return {"reason": "partial_domain",
+                "message": "the answer is real on no whole interval of the integrand's "
+                           "real domain"}

@@ -1,0 +1,52 @@
+"""Verdicts by derivative, kept by each worker process: answers that differ
+by a constant (F, F + C, F + 7) are judged once."""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import sympy as sp
+
+from .evidence.domain import restricts_domain
+from .evidence.points import structure_digest
+from .result import CheckResult, StageRecord, Verdict
+
+
+class JudgementMemo:
+    """Verdicts by (derivative, integrand), an LRU for one worker process.
+
+    Answers that differ by a constant have the same derivative: the second
+    one skips the numeric and symbolic stages. An answer whose real reading
+    matters (a logarithm, a radical: see :mod:`.domain`) is keyed by its
+    written form too, without additive constants. TIMEOUT and CHECKER_ERROR
+    are never kept (they depend on load, not on the answer).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[str, ...], tuple] = OrderedDict()
+
+    @staticmethod
+    def key(derivative: sp.Expr, integrand: sp.Expr, written: sp.Expr) -> tuple[str, ...]:
+        # Structural digests, not srepr: printing each derivative again for
+        # its key cost as much as the digest its sample points are seeded by.
+        form = ""
+        if restricts_domain(written):
+            form = structure_digest(
+                sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols))).hex()
+        return structure_digest(derivative, integrand).hex(), form
+
+    def get(self, key: tuple[str, ...]) -> tuple | None:
+        entry = self._entries.get(key)
+        if entry is not None:
+            self._entries.move_to_end(key)
+        return entry
+
+    def put(self, key: tuple[str, ...], result: CheckResult,
+            decided: list[StageRecord]) -> None:
+        if result.verdict in (Verdict.TIMEOUT, Verdict.CHECKER_ERROR) or self.size <= 0:
+            return
+        detail = {k: v for k, v in result.detail.items() if k != "total_ms"}
+        self._entries[key] = (result.verdict, result.stage, detail, result.confidence,
+                              [r.to_dict() for r in decided])
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)

@@ -1,0 +1,96 @@
+"""The answer and the integrand as functions of a real variable.
+
+The variable is rebound to a real symbol (``ln|x|`` differentiates to
+``1/x`` only then) and the parameters to positive ones; then the rewrites
+of :func:`normalize` run, each named in the stage trace, and a piecewise
+answer must cover the domain (:mod:`.piecewise`).
+"""
+from __future__ import annotations
+
+import time
+
+import sympy as sp
+
+from ..context import Check
+from ..errors import ParseFailure
+from ..result import Verdict, show
+from .piecewise import piecewise_refusal
+
+
+def bind_real(expr: sp.Expr, name: str, real_symbol: sp.Symbol) -> sp.Expr:
+    """Rebind the integration variable to a real symbol.
+
+    Without ``real=True``, ``diff(log(Abs(x)), x)`` returns unevaluated
+    ``re``/``im`` derivatives instead of ``sign(x)/Abs(x)``, which makes every
+    ``ln|x|`` answer -- the single most common form -- unverifiable.
+    """
+    return expr.xreplace({s: real_symbol for s in expr.free_symbols if s.name == name})
+
+
+def normalize(expr: sp.Expr, rules: list[str]) -> sp.Expr:
+    """Canonicalize an expression, appending the name of each rule that fires."""
+    # A model that echoed "\int ... dx" instead of answering leaves an
+    # unevaluated Integral. Never .doit() that: it would solve the problem on
+    # the model's behalf and score a non-answer as CORRECT.
+    if expr.has(sp.Integral):
+        raise ParseFailure("echoed_integral", "answer is an unevaluated Integral")
+    # Likewise a Derivative or Subs node is not an answer we should evaluate
+    # for the model (``Derivative(x**3/3, x)`` is the integrand, not F).
+    if expr.has(sp.Derivative) or expr.has(sp.Subs):
+        raise ParseFailure("unevaluated_derivative", "answer holds an unevaluated Derivative")
+
+    # Two-argument log, e.g. log(u, 10): rewrite so d/dx sees a plain log.
+    if expr.has(sp.log):
+        rewritten = expr.replace(
+            lambda t: isinstance(t, sp.log) and len(t.args) == 2,
+            lambda t: sp.log(t.args[0]) / sp.log(t.args[1]),
+        )
+        if rewritten != expr:
+            rules.append("two_arg_log")
+            expr = rewritten
+
+    # log(Abs(u)) -> log(u). These differ by a locally constant i*pi, which
+    # vanishes under d/dx. Applied ONLY inside log arguments, so a bare |x|
+    # answer is never silently rescued.
+    if expr.has(sp.Abs) and expr.has(sp.log):
+        rewritten = expr.replace(
+            lambda t: isinstance(t, sp.log) and isinstance(t.args[0], sp.Abs),
+            lambda t: sp.log(t.args[0].args[0]),
+        )
+        if rewritten != expr:
+            rules.append("log_abs")
+            expr = rewritten
+    return expr
+
+
+
+def real_stage(check: Check, answer: sp.Expr, integrand: sp.Expr, params: set[str]
+               ) -> tuple[sp.Expr, sp.Expr, sp.Symbol, dict[str, sp.Symbol]]:
+    """The ``normalize`` stage: (answer, integrand, real variable, parameter
+    symbols), or a WRONG verdict for a piecewise answer that misses part of
+    the domain or is wrong on a piece."""
+    start = time.perf_counter()
+    symbol = check.symbol
+    real_symbol = sp.Symbol(symbol, real=True)
+    # Parameters are taken real and positive, the usual reading of "a" in a
+    # table of integrals; the numeric screen samples them at fixed values.
+    param_symbols = {p: sp.Symbol(p, positive=True) for p in params}
+    rules = ["bind_real_symbol"]
+    mapping = {s: param_symbols[s.name] for s in integrand.free_symbols
+               if s.name in param_symbols}
+    answer = bind_real(answer.xreplace(
+        {s: param_symbols[s.name] for s in answer.free_symbols if s.name in param_symbols}),
+        symbol, real_symbol)
+    integrand = bind_real(integrand.xreplace(mapping), symbol, real_symbol)
+    try:
+        answer = normalize(answer, rules)
+        integrand = normalize(integrand, [])
+        refused = piecewise_refusal(answer, integrand, real_symbol)
+    except ParseFailure as exc:
+        check.record("normalize", "fail", start, rules_applied=rules, reason=exc.reason)
+        raise
+    if refused:
+        check.record("normalize", "fail", start, rules_applied=rules, **refused)
+        check.decide(Verdict.WRONG, **refused)
+    check.record("normalize", "ok", start, rules_applied=rules, out=show(answer))
+    return answer, integrand, real_symbol, param_symbols

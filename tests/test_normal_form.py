@@ -223,7 +223,7 @@ def test_deadline_reports_timeout_not_proof() -> None:
     assert result.tried and result.tried[-1][2] == "timeout"
 
 
-def test_caller_exception_stops_without_raising(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_caller_exception_stops_without_raising(monkeypatch: pytest.MonkeyPatch, lenient) -> None:
     class CallerTimeout(Exception):
         pass
 

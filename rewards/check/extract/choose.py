@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import strict_mode
 from ..parse.equation import equation_rhs
 from .flags import _HEDGE_CHARS, _comparison_key, answer_flags
 from .markers import (
@@ -101,7 +102,10 @@ def extract_answer(
     except Exception as exc:  # noqa: BLE001
         # A reward function that raises kills the training step for the whole
         # batch. This is our bug, not the model's: INTERNAL_ERROR, which the
-        # caller maps to CHECKER_ERROR (no gradient), never to a penalty.
+        # caller maps to CHECKER_ERROR (no gradient), never to a penalty; in
+        # strict mode (the test suite) it raises, so the bug is seen.
+        if strict_mode():
+            raise
         return Extraction(
             ExtractionStatus.INTERNAL_ERROR, None, 0, None, None,
             f"internal error during extraction: {type(exc).__name__}: {str(exc)[:200]}",

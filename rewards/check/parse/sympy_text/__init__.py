@@ -59,8 +59,7 @@ import ast
 
 import sympy
 
-from ...errors import ParseFailure
-from ...timebox import StepTimeout
+from ...errors import MATH_ERRORS, ParseFailure, describe
 from ..equation import equation_rhs
 from ..names import (
     MAX_EXPONENT,
@@ -114,9 +113,6 @@ REASONS = frozenset({
 })
 
 
-# Exceptions that belong to the caller (signal-driven time limits), never
-# converted into a ParseFailure.
-_PASS_THROUGH = (StepTimeout, TimeoutError)
 
 
 # --- public API ------------------------------------------------------------
@@ -202,18 +198,12 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 5000,
         raise ParseFailure("too_deep", "expression too deep to build") from exc
     except MemoryError as exc:
         raise ParseFailure("resource_error", "out of memory while building") from exc
-    except _PASS_THROUGH:
-        raise  # a caller's time limit firing inside SymPy is not a property of the text
-    except Exception as exc:  # noqa: BLE001 - SymPy may raise anything; callers need ParseFailure
-        raise ParseFailure("math_error", _describe(exc)) from exc
+    except TimeoutError:
+        raise  # a caller's own time limit firing inside SymPy is not a property of the text
+    except MATH_ERRORS as exc:
+        # SymPy refusing the math (Heaviside(I)); anything else is a bug of
+        # ours and becomes CHECKER_ERROR upstream, never the model's fault.
+        raise ParseFailure("math_error", describe(exc)) from exc
     if not isinstance(expr, sympy.Expr):
         raise ParseFailure("not_an_expression", f"result is {type(expr).__name__}")
     return expr
-
-
-def _describe(exc: Exception) -> str:
-    try:
-        detail = str(exc)
-    except Exception:  # noqa: BLE001 - e.g. int->str digit limit inside the message
-        detail = ""
-    return f"{type(exc).__name__}: {detail}"[:200]

@@ -128,6 +128,51 @@ def test_verl_batch_manager_plural_keywords(verl_fn, tmp_path):
     assert all(set(s) == KEYS for s in scores)
 
 
+MIXED = [("integrals", r"\boxed{x^3/3}", "x**2"),
+         ("lighteval/MATH", r"The answer is \boxed{42}.", "42"),
+         ("my/integrals", r"\boxed{-cos(x)}", "sin(x)")]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("verl") is not None,
+                    reason="verl is importable: tests/test_verl_wheels.py covers routing there")
+def test_verl_rows_of_other_sources_are_never_graded_as_integrals(verl_fn, caplog):
+    """A mixed-dataset run without verl's scorer: the non-integral row is a
+    CHECKER_ERROR that says why, never an integral verdict."""
+    sources, responses, truths = (list(x) for x in zip(*MIXED, strict=True))
+    with caplog.at_level(logging.WARNING, logger="rewards.integrations"):
+        batch = verl_fn.compute_score_batch(data_sources=sources, solution_strs=responses,
+                                            ground_truths=truths, extra_infos=[{}] * 3)
+        single = [verl_fn.compute_score(data_source=s, solution_str=r, ground_truth=t)
+                  for s, r, t in MIXED]
+
+        async def loop():
+            return await asyncio.gather(*(verl_fn.compute_score_async(
+                data_source=s, solution_str=r, ground_truth=t, extra_info={})
+                for s, r, t in MIXED))
+
+        awaited = asyncio.run(loop())
+    for records in (batch, single, awaited):
+        assert [r["verdict"] for r in records] == ["CORRECT", "CHECKER_ERROR", "CHECKER_ERROR"]
+        assert [r["reason"] for r in records][1:] == ["data_source_not_judged"] * 2
+        assert [r["score"] for r in records] == [1.0, 0.0, 0.0]  # null_reward
+        assert all(set(r) == KEYS for r in records)
+    assert "lighteval/MATH" in caplog.text and "not importable" in caplog.text
+
+
+def test_verl_integral_sources_setting(verl_fn):
+    """integral_sources (a reward_kwargs entry: one name or a list) names the
+    data sources judged here."""
+    sources, responses, truths = (list(x) for x in zip(*MIXED, strict=True))
+    records = verl_fn.compute_score_batch(
+        data_sources=sources, solution_strs=responses, ground_truths=truths,
+        integral_sources=["integrals", "my/integrals"])
+    assert [r["verdict"] for r in records][::2] == ["CORRECT", "CORRECT"]
+    one = verl_fn.compute_score(data_source="my/integrals", solution_str=r"\boxed{x^3}",
+                                ground_truth="x**2", integral_sources="my/integrals")
+    assert one["verdict"] == "WRONG"
+    assert verl_module.judged_sources(None) == {verl_module.DATA_SOURCE}
+
+
 def test_verl_dataset_layout_round_trip(tmp_path, verl_fn):
     pq = pytest.importorskip("pyarrow.parquet")
     written = verl_module.write_dataset(SAMPLE, tmp_path, val_size=4, seed=1)

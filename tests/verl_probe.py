@@ -27,8 +27,11 @@ What runs is verl's code, from the wheel, on our module:
   ``openai/gsm8k`` rows: those rows get exactly what verl's own
   ``default_compute_score`` gives them.
 
-``--tokenizer`` is a Hugging Face tokenizer directory (the tiny offline one of
-examples/tiny_model.py); verl's managers decode token ids with it.
+verl's managers decode token ids with a Hugging Face tokenizer: the tiny
+offline one of examples/tiny_model.py, built here (``--tokenizer DIR`` reuses one).
+
+The helpers above ``Probe`` import nothing of verl: tests and the benchmark
+use them to install a wheel (:func:`install_verl`) and read the docs.
 """
 from __future__ import annotations
 
@@ -61,6 +64,57 @@ ROWS = [
     ("openai/gsm8k", "3 + 4 = 7\n#### 7", "7", None, None),
 ]
 KEYS = {"score", "acc", "verdict", "reason", "confidence", "extracted_answer"}
+
+
+VERSIONS = ("0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.1")
+# What verl's modules import beyond this project's test extra (the
+# verl-loader extra of pyproject.toml): the wheel itself is installed without
+# its dependencies, which pin transformers, numpy and tensordict apart from ours.
+LOADER_MODULES = ("tensordict", "omegaconf", "hydra", "codetiming", "orjson")
+
+
+def install_verl(version: str, root: Path, *, timeout_s: float = 300) -> Path:
+    """``pip install --no-deps --target root/verl-VERSION verl==VERSION`` (once:
+    an existing target is reused). Raises ``RuntimeError`` with pip's words
+    when it cannot (no package index, say)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    target = Path(root) / f"verl-{version}"
+    if (target / "verl" / "__init__.py").is_file():
+        return target
+    Path(root).mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".verl-{version}-", dir=root))
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile",
+             "--disable-pip-version-check", "--retries", "1", "--timeout", "20",
+             "--target", str(staging), f"verl=={version}"],
+            capture_output=True, text=True, timeout=timeout_s)
+        if out.returncode != 0 or not (staging / "verl" / "__init__.py").is_file():
+            raise RuntimeError(f"pip could not install verl=={version}: "
+                               f"{(out.stderr or out.stdout).strip()[-500:]}")
+        staging.rename(target)  # whole or not at all, for a concurrent or later run
+        return target
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(f"pip install verl=={version} took over {timeout_s} s") from exc
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def run_probe(target: Path, *, timeout_s: float = 600) -> dict:
+    """This file run with ``target`` (an :func:`install_verl` directory) first
+    on the path; its JSON report."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(target), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve())], capture_output=True,
+                         text=True, timeout=timeout_s, env=env, cwd=ROOT)
+    if out.returncode != 0:
+        raise RuntimeError(f"the probe failed ({out.returncode}): {out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -100,13 +154,21 @@ def doc_overrides(generation: str, docs: Path = DOCS) -> list[str]:
 
 
 class Probe:
-    def __init__(self, tokenizer_dir: str) -> None:
+    def __init__(self, tokenizer_dir: str | None) -> None:
         import verl
 
         self.verl = verl
         self.version = verl.__version__
         self.generation = command_generation(self.version)
         self.config_dir = Path(verl.__file__).parent / "trainer" / "config"
+        if tokenizer_dir is None:
+            import tempfile
+
+            sys.path.insert(0, str(ROOT / "examples"))
+            from tiny_model import build_tiny_model
+
+            tokenizer_dir = str(build_tiny_model(tempfile.mkdtemp(prefix="verl-probe-"),
+                                                 answer_format_steps=0))
         self.tokenizer_dir = tokenizer_dir
         self.checks: dict[str, dict] = {}
 
@@ -369,7 +431,8 @@ class Probe:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tokenizer", required=True, help="a tokenizer directory")
+    parser.add_argument("--tokenizer", default=None,
+                        help="a tokenizer directory (default: build the tiny one)")
     args = parser.parse_args(argv)
     # verl logs at import; keep stdout for the one JSON line.
     real_stdout = sys.stdout

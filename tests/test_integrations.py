@@ -277,6 +277,41 @@ def test_openrlhf_batched_call_and_merge(reward_func):
     assert merged["checker_error"].tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
 
 
+def update_samples_with_rewards_0_8(rewards_info):
+    """OpenRLHF 0.8.11's merge of the per-micro-batch answers
+    (ppo_utils/experience_maker.update_samples_with_rewards), transcribed."""
+    rewards = torch.cat([torch.as_tensor(info["rewards"]) for info in rewards_info], dim=0)
+    if "extra_logs" in rewards_info[0]:
+        {key: torch.cat([logs[key] for logs in [info["extra_logs"] for info in rewards_info]],
+                        dim=0) for key in rewards_info[0]["extra_logs"].keys()}
+    return rewards
+
+
+def test_openrlhf_0_8_http_mode_needs_extra_logs_omitted():
+    """0.8.x torch.cat's the HTTP answers' extra_logs: the JSON lists fail on the
+    first step, so the server omits them with --extra-logs omit."""
+    from rewards.serve.config import ServeConfig
+    from rewards.serve.server import RewardApp
+
+    samples = [openrlhf_sample(r, f, v) for r, f, v, _ in CASES[:3]]
+    body = json.dumps({"query": [q for q, _, _ in samples], "prompts": [p for _, p, _ in samples],
+                       "labels": [label for _, _, label in samples]}).encode()
+    answers = {}
+    for mode in ("lists", "omit"):
+        app = RewardApp(common.shared_reward(), ServeConfig(extra_logs=mode))
+        status, answer = app.handle("/get_reward", body)
+        assert status == 200
+        answers[mode] = json.loads(json.dumps(answer))  # what the HTTP client gets
+    assert set(answers["lists"]["extra_logs"]) == {"acc", "no_answer", "timeout", "checker_error"}
+    with pytest.raises(TypeError, match="Tensor"):
+        update_samples_with_rewards_0_8([answers["lists"], answers["lists"]])
+    assert "extra_logs" not in answers["omit"]
+    merged = update_samples_with_rewards_0_8([answers["omit"], answers["omit"]])
+    assert merged.tolist() == pytest.approx([1.0, 0.0, -0.2] * 2)
+    with pytest.raises(ValueError, match="extra_logs"):
+        ServeConfig(extra_logs="scalars")
+
+
 def test_openrlhf_prompt_cut_from_truncated_or_missing_prompts(caplog):
     from rewards.integrations.openrlhf import response_from_query, score_queries
 
@@ -298,5 +333,10 @@ def test_shared_reward_is_one_per_config(tmp_path, monkeypatch):
     config = tmp_path / "r.yaml"
     config.write_text(json.dumps({"workers": 1}))
     assert common.shared_reward(config) is common.shared_reward(str(config))
+    # workers= (the CPUs Ray assigned) sizes an automatic pool; a YAML's own number wins.
+    monkeypatch.delenv(common.CONFIG_ENV, raising=False)
+    assert common.shared_reward(workers=3).config.workers == 3
+    assert common.shared_reward(workers=3) is common.shared_reward(workers=3)
+    assert common.shared_reward(config, workers=3).config.workers == 1
     monkeypatch.setenv(common.CONFIG_ENV, str(config))
     assert common.shared_reward() is common.shared_reward(config)

@@ -133,13 +133,11 @@ def doc_overrides(generation: str, docs: Path = DOCS) -> list[str]:
     """The Hydra overrides of the docs' command for ``generation``, with the
     shell's substitutions made (``$(python -c ...)``: our module's file)."""
     lines = docs.read_text(encoding="utf-8").splitlines()
-    for i, line in enumerate(lines):
-        match = COMMAND_MARKER.search(line)
-        if match and match.group(1) == generation:
-            break
-    else:
+    marks = [i for i, line in enumerate(lines)
+             if (m := COMMAND_MARKER.search(line)) and m.group(1) == generation]
+    if not marks:
         raise LookupError(f"{docs}: no <!-- verl-command: {generation} --> block")
-    start = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+    start = next(j for j in range(marks[0] + 1, len(lines)) if lines[j].startswith("```"))
     overrides = []
     for line in lines[start + 1:]:
         if line.startswith("```"):
@@ -304,7 +302,7 @@ class Probe:
         tok = self.tokenizer()
         pad = tok.pad_token_id
         prompt_ids, response_ids = [], []
-        for source, response, truth, variable, _ in rows:
+        for _, response, truth, variable, _ in rows:
             user = prompts.USER_TEMPLATE.format(integrand=truth, symbol=variable or "x")
             text = tok.apply_chat_template([{"role": "user", "content": user}],
                                            add_generation_prompt=True, tokenize=False)

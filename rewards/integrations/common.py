@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -136,3 +137,35 @@ def sample_scores(outcomes: list[Outcome], null_reward: float,
 def log_checker_error(score: SampleScore, integrand: Any) -> None:
     logger.warning("CHECKER_ERROR (%s) for integrand %r: reported as %s", score.reason,
                    integrand, score.score)
+
+
+def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integrand",
+                    variable_column: str | None = "variable", split: str | None = None
+                    ) -> Iterator[tuple[str, str]]:
+    """``(integrand, variable)`` for every row of a dataset with an integrand
+    (any input ``python -m rewards score`` reads: .jsonl, .parquet, .csv, a
+    datasets folder, a Hub name); rows without one are skipped, a missing
+    variable is ``x``. What the stacks' datasets are built from (verl's
+    parquet, the verifiers taskset).
+
+    >>> import json, tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
+    >>> _ = path.write_text("\\n".join(json.dumps(r) for r in
+    ...     [{"integrand": "x**2"}, {"integrand": ""}, {"integrand": "cos(t)", "variable": "t"}]))
+    >>> list(iter_integrands(path))
+    [('x**2', 'x'), ('cos(t)', 't')]
+    """
+    from ..offline.io import is_missing, open_input
+
+    data = open_input(source, split=split)
+    if integrand_column not in data.columns:
+        raise ValueError(f"{source}: no column {integrand_column!r}; columns: {data.columns}")
+    for batch in data.iter_batches(1024):
+        for row in batch:
+            integrand = row.get(integrand_column)
+            if is_missing(integrand) or not str(integrand).strip():
+                continue
+            variable = row.get(variable_column) if variable_column else None
+            yield (str(integrand).strip(),
+                   "x" if is_missing(variable) or not str(variable).strip()
+                   else str(variable).strip())

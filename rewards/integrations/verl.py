@@ -47,7 +47,12 @@ from typing import Any
 
 from rewards import prompts
 from rewards.check.result import Confidence
-from rewards.integrations.common import SampleScore, sample_scores, shared_reward
+from rewards.integrations.common import (
+    SampleScore,
+    iter_integrands,
+    sample_scores,
+    shared_reward,
+)
 
 logger = logging.getLogger("rewards.integrations")
 
@@ -231,24 +236,12 @@ def write_dataset(source: str | Path, output_dir: str | Path, *,
     import random
 
     from rewards.extras import require
-    from rewards.offline.io import is_missing, open_input
 
     pa = require("pyarrow", "data", "writing verl's parquet dataset")
     pq = require("pyarrow.parquet", "data", "writing verl's parquet dataset")
 
-    data = open_input(source)
-    if integrand_column not in data.columns:
-        raise ValueError(f"{source}: no column {integrand_column!r}; columns: {data.columns}")
-    pairs = []
-    for batch in data.iter_batches(1024):
-        for row in batch:
-            integrand = row.get(integrand_column)
-            if is_missing(integrand) or not str(integrand).strip():
-                continue
-            variable = row.get(variable_column) if variable_column else None
-            pairs.append((str(integrand).strip(),
-                          "x" if is_missing(variable) or not str(variable).strip()
-                          else str(variable).strip()))
+    pairs = list(iter_integrands(source, integrand_column=integrand_column,
+                                 variable_column=variable_column))
     order = list(range(len(pairs)))
     random.Random(seed).shuffle(order)
     held_out = set(order[:max(0, min(val_size, len(pairs)))])

@@ -88,7 +88,7 @@ class IntegralConfig(vf.TasksetConfig):
     source: str = "chenpanli/integrals"
     """A .jsonl, .parquet or .csv file, a datasets folder, or a Hub dataset name."""
     split: str | None = None
-    """The split of a Hub dataset or datasets folder (default: its only or train split)."""
+    """The split of a Hub dataset or datasets folder (default: train, else its only split)."""
     integrand_column: str = "integrand"
     variable_column: str | None = "variable"
     """Per-row integration variable, if the data has one (else x)."""

@@ -40,6 +40,7 @@ Imports are absolute: verl may execute this file by path as a top-level module.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -63,8 +64,6 @@ DATA_SOURCES = (DATA_SOURCE,)
 VARIABLE_KEY = "variable"
 # The verdict of a row verl's default_compute_score scored (not an integral).
 DELEGATED = "DELEGATED"
-# The setting is integral_sources, not data_sources: verl merges reward_kwargs
-# over the call's own keywords, and data_sources is the batch manager's column.
 
 
 def _record(score: SampleScore) -> dict[str, Any]:
@@ -84,7 +83,9 @@ def _variable(extra_info: Any) -> str | None:
 
 def judged_sources(integral_sources: str | Iterable[Any] | None) -> frozenset[str]:
     """The ``data_source`` values judged here: ``integral_sources`` (one name,
-    or a list such as Hydra's ``[a,b]``), else :data:`DATA_SOURCES`.
+    or a list such as Hydra's ``[a,b]``), else :data:`DATA_SOURCES`. (Not
+    named ``data_sources``: verl merges ``reward_kwargs`` over the call's own
+    keywords, and that is the batch manager's column.)
 
     >>> sorted(judged_sources(None)), sorted(judged_sources("mine")), sorted(judged_sources(["a", "b"]))
     (['integrals'], ['mine'], ['a', 'b'])
@@ -97,20 +98,15 @@ def judged_sources(integral_sources: str | Iterable[Any] | None) -> frozenset[st
 
 
 # -- rows that are not integrals: verl's own scorer ------------------------------
-_VERL_SCORER: list = []  # [default_compute_score or None, why it is None]
-
-
+@functools.lru_cache(maxsize=1)
 def verl_default_scorer() -> tuple[Any, str]:
     """(verl's ``default_compute_score``, "") or (None, why not). Imported on
     the first row that needs it: a run with only integrals never imports verl."""
-    if not _VERL_SCORER:
-        try:
-            from verl.utils.reward_score import default_compute_score
-        except Exception as exc:  # noqa: BLE001 - absent, or a verl that does not import
-            _VERL_SCORER.extend([None, f"{type(exc).__name__}: {exc}"])
-        else:
-            _VERL_SCORER.extend([default_compute_score, ""])
-    return _VERL_SCORER[0], _VERL_SCORER[1]
+    try:
+        from verl.utils.reward_score import default_compute_score
+    except Exception as exc:  # noqa: BLE001 - absent, or a verl that does not import
+        return None, f"{type(exc).__name__}: {exc}"
+    return default_compute_score, ""
 
 
 def _unscored(reason: str, null_reward: float, data_source: Any, detail: str) -> dict[str, Any]:

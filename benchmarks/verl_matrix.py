@@ -15,10 +15,14 @@ a reachable package index for wheels not yet in the cache.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import time
 from pathlib import Path
 
-from tests import verl_probe
+_PROBE = Path(__file__).resolve().parents[1] / "tests" / "verl_probe.py"
+_spec = importlib.util.spec_from_file_location("verl_probe", _PROBE)
+verl_probe = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(verl_probe)
 
 DEFAULT_CACHE = Path.home() / ".cache" / "integral-rewards" / "verl-wheels"
 

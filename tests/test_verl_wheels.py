@@ -24,7 +24,17 @@ from pathlib import Path
 
 import pytest
 
-from tests import verl_probe
+
+def _load_probe():
+    # By path: a `tests` package elsewhere on sys.path must not shadow ours.
+    path = Path(__file__).with_name("verl_probe.py")
+    spec = importlib.util.spec_from_file_location("verl_probe", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+verl_probe = _load_probe()
 
 DEFAULT_VERSIONS = ("0.6.1", "0.9.1")
 VERSIONS_ENV = "INTEGRAL_REWARDS_VERL_VERSIONS"

@@ -1,4 +1,4 @@
-"""``python -m benchmarks {accuracy,throughput,concurrency,serve,soak,mitbee,latex-parse}``
+"""``python -m benchmarks {accuracy,throughput,concurrency,serve,soak,mitbee,latex-parse,verl-matrix}``
 from the repository root."""
 from __future__ import annotations
 
@@ -56,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
                         description=latex_parse.__doc__.splitlines()[0])
     latex_parse.add_arguments(lp)
     lp.set_defaults(func=latex_parse.main)
+    from . import verl_matrix
+
+    vm = sub.add_parser("verl-matrix", help="each verl release's own loader on our functions",
+                        description=verl_matrix.__doc__.splitlines()[0])
+    verl_matrix.add_arguments(vm)
+    vm.set_defaults(func=verl_matrix.main)
     return parser
 
 

@@ -128,6 +128,51 @@ def test_verl_batch_manager_plural_keywords(verl_fn, tmp_path):
     assert all(set(s) == KEYS for s in scores)
 
 
+MIXED = [("integrals", r"\boxed{x^3/3}", "x**2"),
+         ("lighteval/MATH", r"The answer is \boxed{42}.", "42"),
+         ("my/integrals", r"\boxed{-cos(x)}", "sin(x)")]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("verl") is not None,
+                    reason="verl is importable: tests/test_verl_wheels.py covers routing there")
+def test_verl_rows_of_other_sources_are_never_graded_as_integrals(verl_fn, caplog):
+    """A mixed-dataset run without verl's scorer: the non-integral row is a
+    CHECKER_ERROR that says why, never an integral verdict."""
+    sources, responses, truths = (list(x) for x in zip(*MIXED, strict=True))
+    with caplog.at_level(logging.WARNING, logger="rewards.integrations"):
+        batch = verl_fn.compute_score_batch(data_sources=sources, solution_strs=responses,
+                                            ground_truths=truths, extra_infos=[{}] * 3)
+        single = [verl_fn.compute_score(data_source=s, solution_str=r, ground_truth=t)
+                  for s, r, t in MIXED]
+
+        async def loop():
+            return await asyncio.gather(*(verl_fn.compute_score_async(
+                data_source=s, solution_str=r, ground_truth=t, extra_info={})
+                for s, r, t in MIXED))
+
+        awaited = asyncio.run(loop())
+    for records in (batch, single, awaited):
+        assert [r["verdict"] for r in records] == ["CORRECT", "CHECKER_ERROR", "CHECKER_ERROR"]
+        assert [r["reason"] for r in records][1:] == ["data_source_not_judged"] * 2
+        assert [r["score"] for r in records] == [1.0, 0.0, 0.0]  # null_reward
+        assert all(set(r) == KEYS for r in records)
+    assert "lighteval/MATH" in caplog.text and "not importable" in caplog.text
+
+
+def test_verl_integral_sources_setting(verl_fn):
+    """integral_sources (a reward_kwargs entry: one name or a list) names the
+    data sources judged here."""
+    sources, responses, truths = (list(x) for x in zip(*MIXED, strict=True))
+    records = verl_fn.compute_score_batch(
+        data_sources=sources, solution_strs=responses, ground_truths=truths,
+        integral_sources=["integrals", "my/integrals"])
+    assert [r["verdict"] for r in records][::2] == ["CORRECT", "CORRECT"]
+    one = verl_fn.compute_score(data_source="my/integrals", solution_str=r"\boxed{x^3}",
+                                ground_truth="x**2", integral_sources="my/integrals")
+    assert one["verdict"] == "WRONG"
+    assert verl_module.judged_sources(None) == {verl_module.DATA_SOURCE}
+
+
 def test_verl_dataset_layout_round_trip(tmp_path, verl_fn):
     pq = pytest.importorskip("pyarrow.parquet")
     written = verl_module.write_dataset(SAMPLE, tmp_path, val_size=4, seed=1)
@@ -232,6 +277,41 @@ def test_openrlhf_batched_call_and_merge(reward_func):
     assert merged["checker_error"].tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
 
 
+def update_samples_with_rewards_0_8(rewards_info):
+    """OpenRLHF 0.8.11's merge of the per-micro-batch answers
+    (ppo_utils/experience_maker.update_samples_with_rewards), transcribed."""
+    rewards = torch.cat([torch.as_tensor(info["rewards"]) for info in rewards_info], dim=0)
+    if "extra_logs" in rewards_info[0]:
+        {key: torch.cat([logs[key] for logs in [info["extra_logs"] for info in rewards_info]],
+                        dim=0) for key in rewards_info[0]["extra_logs"].keys()}
+    return rewards
+
+
+def test_openrlhf_0_8_http_mode_needs_extra_logs_omitted():
+    """0.8.x torch.cat's the HTTP answers' extra_logs: the JSON lists fail on the
+    first step, so the server omits them with --extra-logs omit."""
+    from rewards.serve.config import ServeConfig
+    from rewards.serve.server import RewardApp
+
+    samples = [openrlhf_sample(r, f, v) for r, f, v, _ in CASES[:3]]
+    body = json.dumps({"query": [q for q, _, _ in samples], "prompts": [p for _, p, _ in samples],
+                       "labels": [label for _, _, label in samples]}).encode()
+    answers = {}
+    for mode in ("lists", "omit"):
+        app = RewardApp(common.shared_reward(), ServeConfig(extra_logs=mode))
+        status, answer = app.handle("/get_reward", body)
+        assert status == 200
+        answers[mode] = json.loads(json.dumps(answer))  # what the HTTP client gets
+    assert set(answers["lists"]["extra_logs"]) == {"acc", "no_answer", "timeout", "checker_error"}
+    with pytest.raises(TypeError, match="Tensor"):
+        update_samples_with_rewards_0_8([answers["lists"], answers["lists"]])
+    assert "extra_logs" not in answers["omit"]
+    merged = update_samples_with_rewards_0_8([answers["omit"], answers["omit"]])
+    assert merged.tolist() == pytest.approx([1.0, 0.0, -0.2] * 2)
+    with pytest.raises(ValueError, match="extra_logs"):
+        ServeConfig(extra_logs="scalars")
+
+
 def test_openrlhf_prompt_cut_from_truncated_or_missing_prompts(caplog):
     from rewards.integrations.openrlhf import response_from_query, score_queries
 
@@ -253,5 +333,10 @@ def test_shared_reward_is_one_per_config(tmp_path, monkeypatch):
     config = tmp_path / "r.yaml"
     config.write_text(json.dumps({"workers": 1}))
     assert common.shared_reward(config) is common.shared_reward(str(config))
+    # workers= (the CPUs Ray assigned) sizes an automatic pool; a YAML's own number wins.
+    monkeypatch.delenv(common.CONFIG_ENV, raising=False)
+    assert common.shared_reward(workers=3).config.workers == 3
+    assert common.shared_reward(workers=3) is common.shared_reward(workers=3)
+    assert common.shared_reward(config, workers=3).config.workers == 1
     monkeypatch.setenv(common.CONFIG_ENV, str(config))
     assert common.shared_reward() is common.shared_reward(config)

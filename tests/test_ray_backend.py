@@ -1,4 +1,6 @@
-"""`--backend ray` on a local two-CPU Ray: the same output as the local backend."""
+"""Ray, on a local two-CPU cluster: `--backend ray` gives the same output as the
+local backend; OpenRLHF's file mode inside Ray tasks sizes its pool from the
+CPUs Ray assigned the task."""
 from __future__ import annotations
 
 import json
@@ -63,3 +65,63 @@ def test_ray_backend_matches_local_backend(local_ray, tmp_path):
     # The caller's Ray session is still up: the backend only shuts down a
     # session it started itself.
     assert ray.is_initialized()
+
+
+def _openrlhf_0_8_task(num_cpus: int, runtime_env: dict):
+    """OpenRLHF 0.8.11's file mode: RemoteRewardModel loads the file as module
+    ``reward_func`` and runs ``ray.remote(reward_module.reward_func)`` per
+    micro-batch. The wrapper around that call reports, from inside the task,
+    the process, its shared rewards and their worker processes."""
+    import importlib.util
+
+    from rewards.integrations import openrlhf
+
+    spec = importlib.util.spec_from_file_location("reward_func", openrlhf.__file__)
+    reward_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reward_module)
+    reward_func = reward_module.reward_func
+
+    def observed(queries, prompts, labels):
+        import os
+
+        import psutil
+
+        from rewards.integrations import common
+
+        out = reward_func(queries, prompts, labels)
+        loky = [p.pid for p in psutil.Process().children(recursive=True)
+                if "LokyProcess" in " ".join(p.cmdline())]
+        return {"rewards": out["rewards"].tolist(), "pid": os.getpid(),
+                "assigned": common.ray_assigned_cpus(),
+                "rewards_held": [id(r) for r in common._SHARED.values()],
+                "workers": [r.runtime_stats()["workers"] for r in common._SHARED.values()],
+                "worker_pids": sorted(loky)}
+
+    return ray.remote(observed).options(num_cpus=num_cpus, runtime_env=runtime_env)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_cpus", [2, 1])
+def test_openrlhf_file_mode_in_a_ray_task_sizes_its_pool_from_ray(local_ray, num_cpus):
+    """Inside a Ray task with N assigned CPUs the reward starts N workers (not
+    one per core of the node: 2 here, so N=1 tells the two apart), one pool per
+    task process, reused by the next tasks that process runs."""
+    from rewards import prompts
+
+    prompt = prompts.USER_TEMPLATE.format(integrand="x**2", symbol="x")
+    batch = ([prompt + r"\boxed{x^3/3}", prompt + r"\boxed{x^3}"], [prompt, prompt],
+             ["x**2", "x**2"])
+    # Its own runtime env: Ray gives these tasks worker processes of their own.
+    task = _openrlhf_0_8_task(num_cpus, {"env_vars": {"PROBE_CPUS": str(num_cpus)}})
+    reports = [ray.get(task.remote(*batch), timeout=300) for _ in range(4)]
+    assert all(r["rewards"] == [1.0, 0.0] for r in reports)
+    assert all(r["assigned"] == num_cpus for r in reports)
+    for r in reports:
+        assert r["workers"] == [num_cpus]  # one reward per process, sized by Ray
+        assert len(r["worker_pids"]) == num_cpus
+    by_pid = {}
+    for r in reports:
+        by_pid.setdefault(r["pid"], []).append((r["rewards_held"], r["worker_pids"]))
+    assert len(by_pid) < len(reports)  # Ray reused a task process ...
+    for seen in by_pid.values():  # ... which kept its reward and its workers
+        assert all(s == seen[0] for s in seen)

@@ -19,7 +19,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         config = ServeConfig(host=args.host, port=args.port,
                              max_body_bytes=int(args.max_body_mb * 2**20),
-                             max_items=args.max_items)
+                             max_items=args.max_items, extra_logs=args.extra_logs)
         reward = (AntiderivativeReward.from_config(args.config, **overrides) if args.config
                   else AntiderivativeReward(**overrides))
     except (ValueError, OSError) as exc:
@@ -35,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    from ..serve.config import ServeConfig
+    from ..serve.config import EXTRA_LOGS, ServeConfig
 
     defaults = ServeConfig()
     parser = sub.add_parser(
@@ -59,4 +59,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="larger request bodies get 413")
     parser.add_argument("--max-items", type=int, default=defaults.max_items,
                         help="completions per request")
+    parser.add_argument("--extra-logs", choices=EXTRA_LOGS, default=defaults.extra_logs,
+                        help="/get_reward's per-sample extra_logs: omit them for OpenRLHF "
+                             "0.8.x, whose HTTP client torch.cat's them (lists fail there)")
     parser.set_defaults(func=_serve)

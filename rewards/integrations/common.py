@@ -2,7 +2,8 @@
 
 verl and OpenRLHF call a score function per sample from thread pools, and load
 it by file path with no place for a constructor; so the reward lives here, one
-per process and configuration, built on first use. Their reward tensors take
+per process and configuration, built on first use (inside a Ray task, sized
+from the CPUs Ray assigned it: :func:`ray_assigned_cpus`). Their reward tensors take
 no ``None``: where the shaping says null (CHECKER_ERROR, a row without an
 integrand) they get ``RewardConfig.null_reward``, and the case is logged.
 
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -28,22 +31,49 @@ logger = logging.getLogger("rewards.integrations")
 # arguments of ours (OpenRLHF's reward_func); verl can pass reward_config.
 CONFIG_ENV = "INTEGRAL_REWARDS_CONFIG"
 
-_SHARED: dict[str | None, AntiderivativeReward] = {}
+_SHARED: dict[tuple[str | None, int | None], AntiderivativeReward] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_reward(config: str | os.PathLike | None = None) -> AntiderivativeReward:
+def shared_reward(config: str | os.PathLike | None = None, *,
+                  workers: int | None = None) -> AntiderivativeReward:
     """This process's reward for a reward YAML (``None``: ``$INTEGRAL_REWARDS_CONFIG``,
     else the defaults). Every caller with the same config shares its pool,
-    cache and batches."""
+    cache and batches. ``workers`` sizes the pool where the config leaves it
+    automatic (``workers: null``); a number in the YAML wins."""
     key = str(config) if config else os.environ.get(CONFIG_ENV) or None
     with _SHARED_LOCK:
-        reward = _SHARED.get(key)
+        reward = _SHARED.get((key, workers))
         if reward is None:
             reward = (AntiderivativeReward.from_config(key) if key
                       else AntiderivativeReward())
-            _SHARED[key] = reward
+            if workers and reward.config.workers is None:
+                # Built, not started: the pool spawns on the first call.
+                reward = AntiderivativeReward(reward.config, workers=workers)
+            _SHARED[(key, workers)] = reward
         return reward
+
+
+def ray_assigned_cpus() -> int | None:
+    """The CPUs Ray assigned to the task or actor running in this process (at
+    least 1 when Ray assigned a fraction); ``None`` outside a Ray worker, or
+    where Ray assigned none (an actor created without ``num_cpus`` holds no
+    CPU once running).
+
+    Ray schedules tasks by these numbers: a task that starts a pool of every
+    core of the node next to other tasks doing the same oversubscribes it.
+
+    >>> ray_assigned_cpus() is None  # not a Ray worker
+    True
+    """
+    ray = sys.modules.get("ray")  # a Ray worker has imported it; never import Ray for this
+    if ray is None or not ray.is_initialized():
+        return None
+    try:
+        cpus = ray.get_runtime_context().get_assigned_resources().get("CPU")
+    except Exception:  # noqa: BLE001 - the driver (not a worker), or an older Ray
+        return None
+    return max(1, int(cpus)) if cpus else None
 
 
 @dataclass(frozen=True)
@@ -107,3 +137,35 @@ def sample_scores(outcomes: list[Outcome], null_reward: float,
 def log_checker_error(score: SampleScore, integrand: Any) -> None:
     logger.warning("CHECKER_ERROR (%s) for integrand %r: reported as %s", score.reason,
                    integrand, score.score)
+
+
+def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integrand",
+                    variable_column: str | None = "variable", split: str | None = None
+                    ) -> Iterator[tuple[str, str]]:
+    """``(integrand, variable)`` for every row of a dataset with an integrand
+    (any input ``python -m rewards score`` reads: .jsonl, .parquet, .csv, a
+    datasets folder, a Hub name); rows without one are skipped, a missing
+    variable is ``x``. What the stacks' datasets are built from (verl's
+    parquet, the verifiers taskset).
+
+    >>> import json, tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
+    >>> _ = path.write_text("\\n".join(json.dumps(r) for r in
+    ...     [{"integrand": "x**2"}, {"integrand": ""}, {"integrand": "cos(t)", "variable": "t"}]))
+    >>> list(iter_integrands(path))
+    [('x**2', 'x'), ('cos(t)', 't')]
+    """
+    from ..offline.io import is_missing, open_input
+
+    data = open_input(source, split=split)
+    if integrand_column not in data.columns:
+        raise ValueError(f"{source}: no column {integrand_column!r}; columns: {data.columns}")
+    for batch in data.iter_batches(1024):
+        for row in batch:
+            integrand = row.get(integrand_column)
+            if is_missing(integrand) or not str(integrand).strip():
+                continue
+            variable = row.get(variable_column) if variable_column else None
+            yield (str(integrand).strip(),
+                   "x" if is_missing(variable) or not str(variable).strip()
+                   else str(variable).strip())

@@ -2,8 +2,14 @@
 
 OpenRLHF (``--reward.remote_url /path/to/this/file.py``; ``--remote_rm_url``
 before 0.10.2) loads this file by path and calls
-``reward_func(queries, prompts, labels)``: per sample from a thread since 0.9.1
-(lists of one), per micro-batch before. ``queries[i]`` is the chat-templated
+``reward_func(queries, prompts, labels)``. Since 0.9.1 each vLLM engine actor
+loads it (``SingleTurnAgentExecutor``) and calls it per sample from a thread
+(lists of one). Before, the ``RemoteRewardModel`` actor wraps it in
+``ray.remote`` and runs one Ray task per micro-batch (1 CPU each, several at
+once on a node). Inside Ray the pool is sized from the CPUs Ray assigned the
+task or actor (:func:`~rewards.integrations.common.ray_assigned_cpus`; an
+explicit ``workers`` in the reward YAML wins), one pool per process, reused by
+every later call in it. ``queries[i]`` is the chat-templated
 prompt plus the response, special tokens kept; ``prompts[i]`` the templated
 prompt; ``labels[i]`` the dataset's ``--data.label_key`` column: here the
 integrand (SymPy syntax), or ``{"integrand": ..., "variable": ...}`` when the
@@ -30,6 +36,7 @@ from typing import Any
 from rewards.integrations.common import (
     SampleScore,
     log_checker_error,
+    ray_assigned_cpus,
     sample_scores,
     shared_reward,
 )
@@ -101,11 +108,19 @@ def score_queries(reward: AntiderivativeReward, queries: Sequence[Any],
     return out
 
 
-def response_body(scores: list[SampleScore]) -> dict[str, Any]:
-    """``{"rewards", "scores", "extra_logs"}`` as lists (the HTTP shape)."""
-    flags = [s.flags() for s in scores]
-    return {"rewards": [s.score for s in scores], "scores": [s.acc for s in scores],
-            "extra_logs": {key: [f[key] for f in flags] for key in EXTRA_LOG_KEYS}}
+def response_body(scores: list[SampleScore], *, extra_logs: bool = True) -> dict[str, Any]:
+    """``{"rewards", "scores", "extra_logs"}`` as lists (the HTTP shape).
+
+    ``extra_logs=False`` leaves ``extra_logs`` out: OpenRLHF 0.8.x merges an
+    HTTP answer's ``extra_logs`` with ``torch.cat``, which raises on JSON lists
+    (``update_samples_with_rewards``), and skips the merge when the key is absent.
+    """
+    body: dict[str, Any] = {"rewards": [s.score for s in scores],
+                            "scores": [s.acc for s in scores]}
+    if extra_logs:
+        flags = [s.flags() for s in scores]
+        body["extra_logs"] = {key: [f[key] for f in flags] for key in EXTRA_LOG_KEYS}
+    return body
 
 
 def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],
@@ -114,7 +129,11 @@ def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence
     if not (len(queries) == len(prompts) == len(labels)):
         raise ValueError(f"reward_func: {len(queries)} queries, {len(prompts)} prompts, "
                          f"{len(labels)} labels")
-    body = response_body(score_queries(shared_reward(), queries, prompts, labels))
+    # Before 0.9.1 this runs as a Ray task (ray.remote(reward_func), 1 CPU by
+    # default), many at once on a node: each task's process holds one pool,
+    # reused by the tasks it runs next, as large as the CPUs Ray gave the task.
+    reward = shared_reward(workers=ray_assigned_cpus())
+    body = response_body(score_queries(reward, queries, prompts, labels))
     try:
         import torch
     except ImportError:

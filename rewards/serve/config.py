@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+EXTRA_LOGS = ("lists", "omit")
+
 
 @dataclass(frozen=True)
 class ServeConfig:
@@ -22,8 +24,14 @@ class ServeConfig:
     socket_timeout_s: float = 60.0
     # SIGTERM: requests in flight get this long to finish.
     drain_timeout_s: float = 120.0
+    # /get_reward's extra_logs (per-sample acc, no_answer, ...): "lists", or
+    # "omit" for OpenRLHF 0.8.x, whose HTTP client torch.cat's them and
+    # fails on lists on the first step.
+    extra_logs: str = "lists"
 
     def __post_init__(self) -> None:
+        if self.extra_logs not in EXTRA_LOGS:
+            raise ValueError(f"extra_logs must be one of {EXTRA_LOGS}, not {self.extra_logs!r}")
         if not 0 <= int(self.port) < 65536:
             raise ValueError(f"port must be in 0..65535, not {self.port!r}")
         for key in ("max_body_bytes", "max_items", "socket_timeout_s", "drain_timeout_s"):

@@ -109,7 +109,8 @@ class RewardApp:
             if path == "/get_reward":
                 req = parse_get_reward(data, max_items=self.config.max_items)
                 scores = score_queries(self.reward, req.queries, req.prompts, req.labels)
-                return 200, response_body(scores)
+                return 200, response_body(scores,
+                                          extra_logs=self.config.extra_logs != "omit")
             req = parse_score(data, max_items=self.config.max_items)
             outcomes = self.reward.score(req.completions, req.integrands, req.variables)
             scores = sample_scores(outcomes, self.reward.config.null_reward, req.integrands)

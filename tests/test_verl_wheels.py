@@ -71,7 +71,7 @@ def verl_targets(request, tmp_path_factory):
     missing = [m for m in verl_probe.LOADER_MODULES if importlib.util.find_spec(m) is None]
     if missing:
         pytest.skip(f"verl's modules need {missing}: pip install -e '.[verl-loader]'")
-    cache = request.config.cache
+    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
     root = (Path(cache.mkdir("verl-wheels")) if cache is not None
             else tmp_path_factory.mktemp("verl-wheels"))
     return root

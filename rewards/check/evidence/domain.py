@@ -40,17 +40,10 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
+from ..functions import FACTS, REAL_WHERE_FINITE
 from ..timebox import Deadline, within
 from .lambdify import compile_expr
 from .points import POINT_BUDGET_S, Breakpoints, Point, breakpoints, real_points
-
-# Functions real and finite at every real argument: an answer built only
-# from these (and + - * and integer powers) is real wherever it is finite.
-_REAL_ENTIRE = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.asinh,
-                sp.erf, sp.erfc, sp.erfi, sp.Si, sp.Shi, sp.fresnels, sp.fresnelc, sp.Abs,
-                sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac, sp.Min, sp.Max,
-                sp.Piecewise, sp.sech, sp.acot, sp.tan, sp.cot, sp.sec, sp.csc, sp.coth,
-                sp.csch)
 
 
 def restricts_domain(expr: sp.Basic) -> bool:
@@ -62,45 +55,15 @@ def restricts_domain(expr: sp.Basic) -> bool:
     for node in sp.preorder_traversal(expr):
         if isinstance(node, sp.Pow) and not node.exp.is_Integer:
             return True
-        if isinstance(node, sp.Function) and not isinstance(node, _REAL_ENTIRE):
+        if isinstance(node, sp.Function) and not isinstance(node, REAL_WHERE_FINITE):
             return True
     return False
 
 
 # --- real-analysis evaluation ----------------------------------------------------
 
-def _in(lo: Any, hi: Any) -> Callable[[Any], bool]:
-    return lambda u: lo <= u <= hi
 
 
-_DOMAINS: dict[type, Callable[[Any], bool]] = {
-    sp.log: lambda u: u > 0,
-    sp.asin: _in(-1, 1), sp.acos: _in(-1, 1),
-    sp.asec: lambda u: abs(u) >= 1, sp.acsc: lambda u: abs(u) >= 1,
-    sp.acosh: lambda u: u >= 1, sp.atanh: lambda u: abs(u) < 1,
-    sp.acoth: lambda u: abs(u) > 1, sp.asech: lambda u: 0 < u <= 1,
-    sp.acsch: lambda u: u != 0, sp.coth: lambda u: u != 0, sp.csch: lambda u: u != 0,
-    sp.tan: lambda u: mp.cos(u) != 0, sp.sec: lambda u: mp.cos(u) != 0,
-    sp.cot: lambda u: mp.sin(u) != 0, sp.csc: lambda u: mp.sin(u) != 0,
-}
-_MPMATH: dict[type, Callable[..., Any]] = {
-    sp.exp: mp.exp, sp.log: mp.log, sp.sin: mp.sin, sp.cos: mp.cos, sp.tan: mp.tan,
-    sp.cot: mp.cot, sp.sec: mp.sec, sp.csc: mp.csc, sp.sinh: mp.sinh, sp.cosh: mp.cosh,
-    sp.tanh: mp.tanh, sp.coth: mp.coth, sp.sech: mp.sech, sp.csch: mp.csch,
-    sp.asin: mp.asin, sp.acos: mp.acos, sp.atan: mp.atan, sp.asec: mp.asec, sp.acsc: mp.acsc,
-    sp.asinh: mp.asinh, sp.acosh: mp.acosh, sp.atanh: mp.atanh, sp.acoth: mp.acoth,
-    sp.asech: mp.asech, sp.acsch: mp.acsch, sp.Abs: abs,
-    sp.acot: lambda u: mp.pi / 2 - mp.atan(u),  # SymPy's acot: continuous at 0, odd
-}
-
-
-# Real everywhere, only not smooth (SymPy's Heaviside(0) is 1/2).
-_PIECEWISE: dict[type, Callable[..., Any]] = {
-    sp.sign: mp.sign, sp.floor: mp.floor, sp.ceiling: mp.ceil,
-    sp.frac: lambda u: u - mp.floor(u),
-    sp.Heaviside: lambda u, *_: mp.mpf(1) if u > 0 else mp.mpf(0) if u < 0 else mp.mpf(0.5),
-    sp.Min: lambda *args: min(args), sp.Max: lambda *args: max(args),
-}
 
 
 class _Undefined(Exception):
@@ -117,7 +80,6 @@ class _TooLarge(Exception):
 # timer interrupts, which grew a process to 24 GB. Past this bound the point
 # is skipped (not "undefined": a correct e^{e^x} far out is only too big).
 MAX_LOG2 = 2 ** 40
-_GROWTH = {sp.exp, sp.sinh, sp.cosh}
 
 # Returned for a point skipped because a value there is too large to compute.
 TOO_LARGE = object()
@@ -204,7 +166,8 @@ class RealEvaluator:
                     return self._value(piece, memo)
             raise _Undefined
         func = type(node)
-        if func not in _MPMATH and func not in _PIECEWISE and func is not sp.log:
+        facts = FACTS.get(func)
+        if facts is None or facts.mpmath is None:
             # Special functions (and nodes with non-expression arguments, such
             # as hyper's parameter tuples): real where their value is real.
             return _real_part_if_real(self._generic(node))
@@ -213,15 +176,11 @@ class RealEvaluator:
             if args[0] <= 0 or args[1] <= 0:
                 raise _Undefined
             return mp.log(args[0]) / mp.log(args[1])
-        if func in _GROWTH and abs(args[0]) > MAX_LOG2:
+        if facts.grows_fast and abs(args[0]) > MAX_LOG2:
             raise _TooLarge
-        check = _DOMAINS.get(func)
-        if check is not None and not check(args[0]):
+        if facts.real_domain is not None and not facts.real_domain(args[0]):
             raise _Undefined
-        impl = _MPMATH.get(func)
-        if impl is not None:
-            return impl(*args)
-        return _PIECEWISE[func](*args)
+        return facts.mpmath(*args)
 
     def _power(self, node: sp.Pow, memo: dict[sp.Basic, Any]) -> Any:
         base = self._value(node.base, memo)

@@ -8,16 +8,12 @@ from typing import Any
 
 import sympy as sp
 
+from ..functions import BRANCHY
 from ..result import StageRecord, ms_since
 from ..timebox import Deadline
 from .domain import DomainReport, analyze, restricts_domain
 from .numeric import NumericComparer, sampling_mode
 from .points import complex_points, parameter_values, seed_for
-
-# Functions whose branch cuts can make a correct real-line answer disagree
-# with the integrand at complex points.
-_BRANCHY = (sp.log, sp.Pow, sp.atan, sp.asin, sp.acos, sp.acot, sp.asinh, sp.acosh, sp.atanh,
-            sp.acoth, sp.asec, sp.acsc)
 
 
 class Evidence:
@@ -77,7 +73,7 @@ class Evidence:
         comparer = self._comparer(complex_points(random.Random(self.seed)))
         screen = comparer.screen()
         if screen["decision"] in ("nonzero", "inconclusive") and (
-                self.derivative.has(*_BRANCHY) or self.integrand.has(*_BRANCHY)):
+                self.derivative.has(*BRANCHY) or self.integrand.has(*BRANCHY)):
             # A correct real-line answer can sit on another branch of sqrt/log
             # than the integrand off the real axis: judge it on the real line,
             # where both are real (breakpoints and both sides of them sampled).

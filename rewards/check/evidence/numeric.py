@@ -18,6 +18,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
+from ..functions import NON_ANALYTIC
 from ..timebox import Deadline, within
 from .lambdify import compile_expr
 from .points import POINT_BUDGET_S, Point
@@ -38,13 +39,12 @@ FAR_OUT = 30
 MAX_FAR_DIGITS = 600
 
 
-# For real x, sign(x)/Abs(x) == 1/x, but for complex z it is 1/conj(z):
-# complex sampling would reject a correct log|x| answer.
-NON_ANALYTIC = (sp.Abs, sp.sign, sp.re, sp.im, sp.conjugate, sp.Piecewise, sp.Heaviside,
-                sp.floor, sp.ceiling, sp.frac, sp.arg, sp.Min, sp.Max)
 
 
 def sampling_mode(*exprs: sp.Expr) -> str:
+    """``complex`` points for analytic expressions; the real line as soon as
+    one is not (for complex z, ``sign(z)/|z|`` is ``1/conj(z)``, not ``1/z``:
+    complex sampling would reject a correct ``ln|x|``)."""
     return "real" if any(e.has(*NON_ANALYTIC) for e in exprs) else "complex"
 
 

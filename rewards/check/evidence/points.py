@@ -27,14 +27,14 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 import mpmath as mp
 import sympy as sp
-from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
+from ..functions import CIRCULAR, KINK, POLE, breakpoint_arguments
 from ..timebox import Deadline
 from .lambdify import compile_expr
 
@@ -132,69 +132,6 @@ def parameter_values(rng: random.Random, n: int) -> list[str]:
 
 
 # --- breakpoints -----------------------------------------------------------------
-
-_KINKS = (sp.Abs, sp.sign, sp.Heaviside, sp.re, sp.im, sp.arg, sp.floor, sp.ceiling, sp.frac,
-          sp.Min, sp.Max, sp.Piecewise)
-
-
-# What a breakpoint is to the expression around it.
-KINK, POLE, BOUNDARY = "kink", "pole", "boundary"
-
-
-def _kink_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str]]:
-    """Expressions whose real zeros are where ``expr`` may kink or jump
-    (KINK), blow up or stop being defined at a point (POLE: a logarithm's
-    argument, a denominator), or start or stop being real (BOUNDARY: a
-    radicand, an inverse function's domain bound)."""
-    for node in sp.preorder_traversal(expr):
-        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.re, sp.im, sp.arg)):
-            yield node.args[0], KINK
-        elif isinstance(node, sp.log):
-            yield node.args[0], POLE
-        elif isinstance(node, (sp.floor, sp.ceiling, sp.frac)):
-            # Jumps where the argument crosses an integer: the ones nearest
-            # the origin's values matter most.
-            yield from ((node.args[0] - k, KINK) for k in range(-6, 7))
-        elif isinstance(node, (sp.Min, sp.Max)):
-            args = node.args
-            yield from ((a - b, KINK) for i, a in enumerate(args) for b in args[i + 1:])
-        elif isinstance(node, sp.Piecewise):
-            for _, cond in node.args:
-                yield from ((g, KINK) for g in _condition_boundaries(cond))
-        elif isinstance(node, sp.Pow):
-            base, exponent = node.args
-            if exponent.is_Integer and exponent < 0:
-                yield base, POLE
-            elif not exponent.is_Integer:
-                # A radicand's sign; a negative or symbolic power may also blow up.
-                yield base, POLE if exponent.is_negative else BOUNDARY
-        elif isinstance(node, (sp.asin, sp.acos, sp.atanh)):
-            yield node.args[0] - 1, BOUNDARY
-            yield node.args[0] + 1, BOUNDARY
-        elif isinstance(node, (sp.asec, sp.acsc, sp.acoth)):
-            yield node.args[0] - 1, BOUNDARY
-            yield node.args[0] + 1, BOUNDARY
-            yield node.args[0], POLE
-        elif isinstance(node, sp.acosh):
-            yield node.args[0] - 1, BOUNDARY
-        elif isinstance(node, sp.asech):
-            yield node.args[0], POLE
-            yield node.args[0] - 1, BOUNDARY
-        elif isinstance(node, (sp.tan, sp.sec)):
-            yield sp.cos(node.args[0]), POLE
-        elif isinstance(node, (sp.cot, sp.csc)):
-            yield sp.sin(node.args[0]), POLE
-        elif isinstance(node, (sp.coth, sp.csch, sp.acsch)):
-            yield node.args[0], POLE
-
-
-def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
-    if isinstance(cond, sp.core.relational.Relational):
-        yield cond.lhs - cond.rhs
-    elif isinstance(cond, (sp.And, sp.Or, sp.Not)):
-        for arg in cond.args:
-            yield from _condition_boundaries(arg)
-
 
 # A root: an isolating interval, and whether the sign changes across it.
 Root = tuple[Fraction, Fraction, bool]
@@ -304,7 +241,7 @@ def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
     seen: set[tuple[sp.Expr, str]] = set()
     intervals: list[tuple[Fraction, Fraction]] = []
     for expr in exprs:
-        for g, kind in _kink_arguments(expr):
+        for g, kind in breakpoint_arguments(expr):
             if domain_only and kind == KINK:
                 continue
             g = g.xreplace(substitutions) if substitutions else g
@@ -328,7 +265,7 @@ def _periodic(g: sp.Expr, x: sp.Symbol) -> bool:
     (tan x, cos(2x + 1) - 1/2): its breakpoints repeat with a period."""
     arguments = set()
     for node in sp.preorder_traversal(g):
-        if isinstance(node, TrigonometricFunction) and node.has(x):
+        if isinstance(node, CIRCULAR) and node.has(x):
             arguments.add(node.args[0])
     if not arguments or any(not sp.Poly(a, x).is_linear if a.is_polynomial(x) else True
                             for a in arguments):
@@ -337,7 +274,7 @@ def _periodic(g: sp.Expr, x: sp.Symbol) -> bool:
     if len(slopes) != 1:
         return False
     bare = g.xreplace({node: sp.Dummy() for node in sp.preorder_traversal(g)
-                       if isinstance(node, TrigonometricFunction) and node.has(x)})
+                       if isinstance(node, CIRCULAR) and node.has(x)})
     return not bare.has(x)
 
 

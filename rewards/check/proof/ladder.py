@@ -12,6 +12,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..functions import INVERSE_TRIG, TRIG
 from ..timebox import Deadline, StepTimeout, time_limit
 from .fast import zero_almost_everywhere
 
@@ -22,10 +23,6 @@ from .fast import zero_almost_everywhere
 # whole budget. A larger one buys little and costs the 99th percentile.
 LADDER_BUDGET_S = 0.1
 
-_TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc, sp.sinh, sp.cosh, sp.tanh, sp.coth,
-         sp.sech, sp.csch)
-_INVERSE = (sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc, sp.asinh, sp.acosh, sp.atanh,
-            sp.acoth)
 
 
 def _always(expr: sp.Expr) -> bool:
@@ -33,7 +30,7 @@ def _always(expr: sp.Expr) -> bool:
 
 
 def _has_trig(expr: sp.Expr) -> bool:
-    return expr.has(*_TRIG) or expr.has(*_INVERSE) or expr.has(sp.exp)
+    return expr.has(*TRIG) or expr.has(*INVERSE_TRIG) or expr.has(sp.exp)
 
 
 def _has_log(expr: sp.Expr) -> bool:
@@ -46,7 +43,7 @@ def _has_radical(expr: sp.Expr) -> bool:
 
 
 def _has_special(expr: sp.Expr) -> bool:
-    return any(isinstance(f, sp.Function) and not isinstance(f, (*_TRIG, *_INVERSE, sp.exp,
+    return any(isinstance(f, sp.Function) and not isinstance(f, (*TRIG, *INVERSE_TRIG, sp.exp,
                                                                    sp.log, sp.Abs, sp.sign))
                for f in expr.atoms(sp.Function))
 

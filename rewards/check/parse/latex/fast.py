@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from ...functions import INVERSE_OF
 from ..names import BY_CANONICAL_NAME
 from .functions import FN_PREFIX
 
@@ -43,8 +44,8 @@ _HEADS = {
     "arsinh": "asinh", "arcosh": "acosh", "artanh": "atanh", "exp": "exp", "ln": "log",
 }
 # f^{-1} is the inverse function for these (as the grammar reads it).
-_INVERSE = {"sin": "asin", "cos": "acos", "tan": "atan", "csc": "acsc", "sec": "asec",
-            "cot": "acot", "sinh": "asinh", "cosh": "acosh", "tanh": "atanh"}
+_INVERSE = {f.__name__: inverse.__name__ for f, inverse in INVERSE_OF.items()
+            if f.__name__ in _HEADS}
 _MAX_TOKENS = 4000
 # A power written on a function head, ``\sin^{2}`` or ``\sin^{\frac{5}{2}}``
 # (sympy.latex writes both), read as a power of the application, as the

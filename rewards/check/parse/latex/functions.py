@@ -22,6 +22,7 @@ import re
 
 import sympy as sp
 
+from ...functions import INVERSE_OF
 from ..names import FUNCTIONS
 from .scan import CMD_AT, bracket_matches, collapse_ws, script_end
 
@@ -44,7 +45,8 @@ _ALIASES = {name: _NATIVE_COMMAND[f] for name, f in FUNCTIONS.items()
 # Spellings of functions the grammar does not know -> canonical SymPy name.
 _SPECIAL_NAMES = {name: f.__name__ for name, f in FUNCTIONS.items() if f not in _NATIVE_COMMAND}
 # f^{-1} for special names means the inverse function.
-_SPECIAL_INVERSE = {"sech": "asech", "csch": "acsch", "coth": "acoth"}
+_SPECIAL_INVERSE = {f.__name__: inverse.__name__ for f, inverse in INVERSE_OF.items()
+                    if f not in _NATIVE_COMMAND}
 # Bare words (no backslash) we read as functions: only unambiguous ones.
 _BARE_OK = frozenset(n for n in (*_NATIVE, *FUNCTIONS) if len(n) >= 3) | {"ln"}
 # Heads whose argument we delimit ourselves (after renaming, all functions

@@ -12,6 +12,8 @@ import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement, PolyRing, ring
 
+from ...functions import CIRCULAR, HYPERBOLIC
+
 # Integer powers of a sum are expanded in full: (1+x)**10**6 would never
 # return.  Powers of one term (x**N, exp(N*x)) are sparse and cheap.
 MAX_SUM_POWER = 200
@@ -23,10 +25,6 @@ MAX_FACTOR_INT = 10**12
 # radical degrees) before giving up.
 MAX_REPLANS = 8
 
-_CIRCULAR = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
-_HYPERBOLIC = (sp.sinh, sp.cosh, sp.tanh, sp.coth, sp.sech, sp.csch)
-_INVERSE = (sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc,
-            sp.asinh, sp.acosh, sp.atanh, sp.acoth, sp.asech, sp.acsch)
 _I_PI = sp.I * sp.pi
 
 
@@ -116,9 +114,9 @@ def _decompose(arg: sp.Expr) -> list[tuple[sp.Rational, sp.Expr]]:
 def _exp_arguments(e: sp.Expr) -> list[sp.Expr]:
     if isinstance(e, sp.exp):
         return [e.args[0]]
-    if isinstance(e, _CIRCULAR):
+    if isinstance(e, CIRCULAR):
         return [sp.I * e.args[0]]
-    if isinstance(e, _HYPERBOLIC):
+    if isinstance(e, HYPERBOLIC):
         return [e.args[0]]
     if e is sp.E:
         return [sp.S.One]
@@ -148,7 +146,7 @@ def _real_valued(e: sp.Expr) -> bool:
         if e.exp.is_Integer:
             return _real_valued(e.base)
         return bool(e.base.is_positive) and _real_valued(e.exp)
-    if isinstance(e, (sp.exp, *_CIRCULAR, *_HYPERBOLIC, sp.atan, sp.acot, sp.asinh)):
+    if isinstance(e, (sp.exp, *CIRCULAR, *HYPERBOLIC, sp.atan, sp.acot, sp.asinh)):
         return _real_valued(e.args[0])
     if isinstance(e, sp.log):
         return bool(e.args[0].is_positive)

@@ -11,9 +11,8 @@ import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement
 
+from ...functions import CIRCULAR, HYPERBOLIC
 from .algebra import (
-    _CIRCULAR,
-    _HYPERBOLIC,
     _I_PI,
     MAX_REPLANS,
     _Algebra,
@@ -133,7 +132,7 @@ class _Normalizer:
             return self._pow(e.base, e.exp)
         if isinstance(e, sp.exp):
             return self._exp(e.args[0])
-        if isinstance(e, _CIRCULAR + _HYPERBOLIC):
+        if isinstance(e, CIRCULAR + HYPERBOLIC):
             return self._trig(e)
         if isinstance(e, sp.log):
             return self._log(e.args[0])
@@ -211,7 +210,7 @@ class _Normalizer:
 
     def _trig(self, e: sp.Expr) -> _Frac:
         (arg,) = e.args
-        circular = isinstance(e, _CIRCULAR)
+        circular = isinstance(e, CIRCULAR)
         alg = self.alg
         z = self._exp(sp.I * arg if circular else arg)
         zi = alg.inv(z)

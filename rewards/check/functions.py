@@ -1,0 +1,237 @@
+"""What the checker knows about each SymPy function, in one table.
+
+Sampling, the domain reader, the numeric comparison, the proofs and both
+parsers ask the same questions of a function: is it analytic (may it be
+compared at complex points)? real wherever it is finite? where is it real,
+and how is it evaluated there in real analysis? is it a step function?
+does it have branch cuts? which inverse does ``f^{-1}`` name? where can it
+kink, jump, blow up or stop being real? Each answer lives in one
+:class:`Facts` record of :data:`FACTS`; the tuples below are views of it.
+How a function is *spelled* (``arcsin``, ``sgn``) is the parsers' own table,
+:mod:`rewards.check.parse.names`.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath as mp
+import sympy as sp
+
+# What a breakpoint is to the expression around it: a kink or a jump
+# (KINK), a point where it blows up or is undefined (POLE), or where it
+# starts or stops being real (BOUNDARY).
+KINK, POLE, BOUNDARY = "kink", "pole", "boundary"
+Breaks = Callable[[tuple[sp.Basic, ...]], Iterable[tuple[sp.Expr, str]]]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """One function's entry.
+
+    Attributes:
+        family: circular | hyperbolic | inverse_circular | inverse_hyperbolic
+            | exp_log | step | non_analytic | special.
+        analytic: holomorphic where defined, so F' = f may be tested at
+            complex points (``|x|``, ``sign``, ``floor`` are not: for complex
+            z, ``sign(z)/|z|`` is ``1/conj(z)``, not ``1/z``).
+        real_where_finite: real at every real argument where its value is
+            finite (``tan`` yes, ``log`` no): an answer built only from these
+            restricts no domain.
+        real_domain: where a real argument gives a real value (``None``:
+            everywhere it is finite).
+        mpmath: its value at a real argument, for the domain reader.
+        step: piecewise constant (or piecewise, like ``Min``): evaluated
+            exactly by the domain reader, never differentiated as smooth.
+        branchy: has branch cuts on which a correct real-line answer can
+            disagree with the integrand at complex points.
+        inverse: the function ``f^{-1}`` names (``\\sin^{-1} = \\arcsin``).
+        grows_fast: exponential growth: a huge real argument is a value too
+            large to hold, not an undefined one.
+        breaks: the expressions whose real zeros are its breakpoints, with
+            their kind, given its arguments.
+    """
+
+    family: str
+    analytic: bool = True
+    real_where_finite: bool = False
+    real_domain: Callable[[Any], bool] | None = None
+    mpmath: Callable[..., Any] | None = None
+    step: bool = False
+    branchy: bool = False
+    inverse: type | None = None
+    grows_fast: bool = False
+    breaks: Breaks | None = None
+
+
+def _in(lo: Any, hi: Any) -> Callable[[Any], bool]:
+    return lambda u: lo <= u <= hi
+
+
+def _at(kind: str) -> Breaks:
+    return lambda args: [(args[0], kind)]
+
+
+def _unit_bounds(args: tuple[sp.Basic, ...]) -> list[tuple[sp.Expr, str]]:
+    return [(args[0] - 1, BOUNDARY), (args[0] + 1, BOUNDARY)]
+
+
+def _integer_steps(args: tuple[sp.Basic, ...]) -> list[tuple[sp.Expr, str]]:
+    # Jumps where the argument crosses an integer: the ones nearest the
+    # origin's values matter most.
+    return [(args[0] - k, KINK) for k in range(-6, 7)]
+
+
+def _pairwise(args: tuple[sp.Basic, ...]) -> list[tuple[sp.Expr, str]]:
+    return [(a - b, KINK) for i, a in enumerate(args) for b in args[i + 1:]]
+
+
+def _heaviside(u: Any, *_: Any) -> Any:
+    # SymPy's Heaviside(0) is 1/2.
+    return mp.mpf(1) if u > 0 else mp.mpf(0) if u < 0 else mp.mpf(0.5)
+
+
+FACTS: dict[type, Facts] = {
+    # --- circular and hyperbolic: entire or meromorphic, real on the line -------
+    sp.sin: Facts("circular", real_where_finite=True, mpmath=mp.sin, inverse=sp.asin),
+    sp.cos: Facts("circular", real_where_finite=True, mpmath=mp.cos, inverse=sp.acos),
+    sp.tan: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.cos(u) != 0,
+                  mpmath=mp.tan, inverse=sp.atan,
+                  breaks=lambda args: [(sp.cos(args[0]), POLE)]),
+    sp.cot: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.sin(u) != 0,
+                  mpmath=mp.cot, inverse=sp.acot,
+                  breaks=lambda args: [(sp.sin(args[0]), POLE)]),
+    sp.sec: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.cos(u) != 0,
+                  mpmath=mp.sec, inverse=sp.asec,
+                  breaks=lambda args: [(sp.cos(args[0]), POLE)]),
+    sp.csc: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.sin(u) != 0,
+                  mpmath=mp.csc, inverse=sp.acsc,
+                  breaks=lambda args: [(sp.sin(args[0]), POLE)]),
+    sp.sinh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.sinh, inverse=sp.asinh,
+                   grows_fast=True),
+    sp.cosh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.cosh, inverse=sp.acosh,
+                   grows_fast=True),
+    sp.tanh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.tanh, inverse=sp.atanh),
+    sp.coth: Facts("hyperbolic", real_where_finite=True, real_domain=lambda u: u != 0,
+                   mpmath=mp.coth, inverse=sp.acoth, breaks=_at(POLE)),
+    sp.sech: Facts("hyperbolic", real_where_finite=True, mpmath=mp.sech, inverse=sp.asech),
+    sp.csch: Facts("hyperbolic", real_where_finite=True, real_domain=lambda u: u != 0,
+                   mpmath=mp.csch, inverse=sp.acsch, breaks=_at(POLE)),
+    # --- inverses: real on part of the line, branch cuts off it ----------------
+    sp.asin: Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.asin, branchy=True,
+                   breaks=_unit_bounds),
+    sp.acos: Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, branchy=True,
+                   breaks=_unit_bounds),
+    sp.atan: Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True),
+    # SymPy's acot is continuous at 0 and odd: pi/2 - atan(u), not mpmath's.
+    sp.acot: Facts("inverse_circular", real_where_finite=True,
+                   mpmath=lambda u: mp.pi / 2 - mp.atan(u), branchy=True),
+    sp.asec: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec,
+                   branchy=True, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
+    sp.acsc: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc,
+                   branchy=True, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
+    sp.asinh: Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh,
+                    branchy=True),
+    sp.acosh: Facts("inverse_hyperbolic", real_domain=lambda u: u >= 1, mpmath=mp.acosh,
+                    branchy=True, breaks=lambda args: [(args[0] - 1, BOUNDARY)]),
+    sp.atanh: Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) < 1, mpmath=mp.atanh,
+                    branchy=True, breaks=_unit_bounds),
+    sp.acoth: Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) > 1, mpmath=mp.acoth,
+                    branchy=True, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
+    sp.asech: Facts("inverse_hyperbolic", real_domain=lambda u: 0 < u <= 1, mpmath=mp.asech,
+                    branchy=True,
+                    breaks=lambda args: [(args[0], POLE), (args[0] - 1, BOUNDARY)]),
+    sp.acsch: Facts("inverse_hyperbolic", real_domain=lambda u: u != 0, mpmath=mp.acsch,
+                    branchy=True, breaks=_at(POLE)),
+    # --- exp, log and powers ----------------------------------------------------
+    sp.exp: Facts("exp_log", real_where_finite=True, mpmath=mp.exp, grows_fast=True),
+    sp.log: Facts("exp_log", real_domain=lambda u: u > 0, mpmath=mp.log, branchy=True,
+                  breaks=_at(POLE)),
+    # Pow's breakpoints depend on its exponent: see breakpoint_arguments.
+    sp.Pow: Facts("exp_log", branchy=True),
+    # --- not analytic: kinks, jumps and pieces ----------------------------------
+    sp.Abs: Facts("non_analytic", analytic=False, real_where_finite=True, mpmath=abs,
+                  breaks=_at(KINK)),
+    sp.sign: Facts("step", analytic=False, real_where_finite=True, mpmath=mp.sign, step=True,
+                   breaks=_at(KINK)),
+    sp.Heaviside: Facts("step", analytic=False, real_where_finite=True, mpmath=_heaviside,
+                        step=True, breaks=_at(KINK)),
+    sp.floor: Facts("step", analytic=False, real_where_finite=True, mpmath=mp.floor,
+                    step=True, breaks=_integer_steps),
+    sp.ceiling: Facts("step", analytic=False, real_where_finite=True, mpmath=mp.ceil,
+                      step=True, breaks=_integer_steps),
+    sp.frac: Facts("step", analytic=False, real_where_finite=True,
+                   mpmath=lambda u: u - mp.floor(u), step=True, breaks=_integer_steps),
+    sp.Min: Facts("step", analytic=False, real_where_finite=True,
+                  mpmath=lambda *args: min(args), step=True, breaks=_pairwise),
+    sp.Max: Facts("step", analytic=False, real_where_finite=True,
+                  mpmath=lambda *args: max(args), step=True, breaks=_pairwise),
+    # Piecewise is evaluated piece by piece; its breakpoints are its conditions'.
+    sp.Piecewise: Facts("step", analytic=False, real_where_finite=True),
+    sp.re: Facts("non_analytic", analytic=False, breaks=_at(KINK)),
+    sp.im: Facts("non_analytic", analytic=False, breaks=_at(KINK)),
+    sp.arg: Facts("non_analytic", analytic=False, breaks=_at(KINK)),
+    sp.conjugate: Facts("non_analytic", analytic=False),
+    # --- special functions real and finite on the whole line --------------------
+    sp.erf: Facts("special", real_where_finite=True),
+    sp.erfc: Facts("special", real_where_finite=True),
+    sp.erfi: Facts("special", real_where_finite=True),
+    sp.Si: Facts("special", real_where_finite=True),
+    sp.Shi: Facts("special", real_where_finite=True),
+    sp.fresnels: Facts("special", real_where_finite=True),
+    sp.fresnelc: Facts("special", real_where_finite=True),
+}
+
+
+def _of(test: Callable[[Facts], bool]) -> tuple[type, ...]:
+    return tuple(f for f, facts in FACTS.items() if test(facts))
+
+
+# Views, for isinstance and expr.has.
+CIRCULAR = _of(lambda k: k.family == "circular")
+HYPERBOLIC = _of(lambda k: k.family == "hyperbolic")
+TRIG = CIRCULAR + HYPERBOLIC
+INVERSE_TRIG = _of(lambda k: k.family in ("inverse_circular", "inverse_hyperbolic"))
+NON_ANALYTIC = _of(lambda k: not k.analytic)
+REAL_WHERE_FINITE = _of(lambda k: k.real_where_finite)
+BRANCHY = _of(lambda k: k.branchy)
+STEP = _of(lambda k: k.step)
+GROWS_FAST = _of(lambda k: k.grows_fast)
+# The inverse each f^{-1} names, by SymPy class.
+INVERSE_OF: dict[type, type] = {f: k.inverse for f, k in FACTS.items() if k.inverse}
+
+
+def breakpoint_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str]]:
+    """Expressions whose real zeros are where ``expr`` may kink or jump
+    (KINK), blow up or stop being defined at a point (POLE: a logarithm's
+    argument, a denominator), or start or stop being real (BOUNDARY: a
+    radicand, an inverse function's domain bound)."""
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Piecewise):
+            for _, cond in node.args:
+                yield from ((g, KINK) for g in _condition_boundaries(cond))
+        elif isinstance(node, sp.Pow):
+            base, exponent = node.args
+            if exponent.is_Integer and exponent < 0:
+                yield base, POLE
+            elif not exponent.is_Integer:
+                # A radicand's sign; a negative or symbolic power may also blow up.
+                yield base, POLE if exponent.is_negative else BOUNDARY
+        else:
+            facts = FACTS.get(type(node))
+            if facts is not None and facts.breaks is not None:
+                yield from facts.breaks(node.args)
+
+
+def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
+    if isinstance(cond, sp.core.relational.Relational):
+        yield cond.lhs - cond.rhs
+    elif isinstance(cond, (sp.And, sp.Or, sp.Not)):
+        for arg in cond.args:
+            yield from _condition_boundaries(arg)
+
+
+__all__ = ["BOUNDARY", "BRANCHY", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
+           "INVERSE_TRIG", "KINK", "NON_ANALYTIC", "POLE", "REAL_WHERE_FINITE", "STEP", "TRIG",
+           "Facts", "breakpoint_arguments"]

@@ -205,12 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     def make(workers: int, cache_size: int) -> AntiderivativeReward:
-        reward = AntiderivativeReward(workers=workers, timeout_s=args.timeout,
-                                      cache_size=cache_size,
-                                      max_tasks_per_worker_pool=args.max_tasks)
-        # Not a constructor argument (yet): the pool's recycle-on-growth bound.
-        reward._pool.max_worker_rss_mb = args.max_worker_rss_mb
-        return reward
+        return AntiderivativeReward(workers=workers, timeout_s=args.timeout,
+                                    cache_size=cache_size,
+                                    max_tasks_per_worker_pool=args.max_tasks,
+                                    max_worker_rss_mb=args.max_worker_rss_mb)
 
     data = list(generate(args.n, args.group, args.seed, args.hostile_share))
     batches = [data[i:i + args.batch] for i in range(0, len(data), args.batch)]
@@ -269,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{counts.get('UNPARSEABLE', 0):5d} {counts.get('TIMEOUT', 0):5d} "
                   f"{counts.get('CHECKER_ERROR', 0):5d}  {row['digest']}", flush=True)
         total = time.perf_counter() - started
-        stats = reward._pool.stats
+        stats = reward.runtime_stats()
     finally:
         reward.close()
 
@@ -278,8 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         "completions_per_s": len(all_keys) / total,
         "verdicts": dict(Counter(k[0] for k in all_keys)),
         "run_digest": _digest(all_keys),
-        "pool": {"kills": stats.kills, "crashes": stats.crashes,
-                 "watchdog_timeouts": stats.watchdog_timeouts, "tasks": stats.tasks},
+        "pool": {key: stats[key] for key in ("kills", "crashes", "watchdog_timeouts", "tasks")},
         "workers_spawned_after_start": spawned,
     }
     if len(rows) > 2:

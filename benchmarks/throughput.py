@@ -386,7 +386,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
             cache = mode.endswith("+cache")
             reward = AntiderivativeReward(workers=workers, timeout_s=timeout_s,
                                           cache_size=20_000 if cache else 0)
-            n_workers = reward._pool.workers
+            n_workers = reward.runtime_stats()["workers"]
             extra["workers"] = n_workers
             try:
                 if warmup:

@@ -239,13 +239,14 @@ def test_reward_with_local_world_size_set(monkeypatch):
     cpus = pool_module.available_cpus()
     monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
     with AntiderivativeReward() as r:
-        assert r._pool.workers == max(1, cpus // 2)
-        share = pool_module.available_memory_mb() / 2 / r._pool.workers
-        assert r._pool.memory_limit_mb == int(min(3072, max(512, share)))
+        stats = r.runtime_stats()
+        assert stats["workers"] == max(1, cpus // 2)
+        share = pool_module.available_memory_mb() / 2 / stats["workers"]
+        assert stats["memory_limit_mb"] == int(min(3072, max(512, share)))
         assert r.score([RIGHT], ["x**2"])[0].reward == 1.0
     monkeypatch.setenv("LOCAL_WORLD_SIZE", str(4 * cpus))
     with AntiderivativeReward() as r:
-        assert r._pool.workers == 1
+        assert r.runtime_stats()["workers"] == 1
 
 
 def test_default_yaml_spells_out_the_reward_config_defaults():

@@ -94,13 +94,13 @@ def test_metrics_and_extra_columns_logged_under_name(reward):
 def test_dedup_and_cache():
     with AntiderivativeReward(workers=1) as r:
         call(r, [RIGHT, RIGHT, r"\boxed{x^3/3+C}", WRONG], ["x**2"] * 4)
-        assert r._pool.stats.tasks >= 1
+        assert r.runtime_stats()["tasks"] >= 1
         first = r.last_metrics["cache_hit_rate"]
         assert first == pytest.approx(1 / 4)  # the repeated RIGHT is a dedup hit
-        tasks = r._pool.stats.tasks
+        tasks = r.runtime_stats()["tasks"]
         call(r, [RIGHT, WRONG], ["x**2"] * 2)
         assert r.last_metrics["cache_hit_rate"] == 1.0
-        assert r._pool.stats.tasks == tasks  # nothing went to the workers
+        assert r.runtime_stats()["tasks"] == tasks  # nothing went to the workers
 
 
 def test_an_answer_and_the_same_answer_plus_c_are_checked_once():
@@ -220,7 +220,7 @@ def test_close_leaves_no_child_process():
         workers = {p.pid for p in psutil.Process().children(recursive=True)
                    if "resource_tracker" not in " ".join(p.cmdline())} - before
         # The workers that ran this call's checks reported their pids.
-        reported = set(r._pool.stats.worker_rss_mb)
+        reported = set(r.runtime_stats()["worker_rss_mb"])
         assert reported and reported <= workers
         assert all(_running(pid) for pid in workers)
     finally:

@@ -134,12 +134,26 @@ class AntiderivativeReward:
                 f"timeout_s={self.config.timeout_s})")
 
     def runtime_stats(self) -> dict[str, Any]:
-        """Workers, batches of concurrent calls, pool incidents (for /health)."""
+        """What the reward's machinery did so far (for /health, benchmarks
+        and tests).
+
+        Returns:
+            A dict: ``workers`` and ``memory_limit_mb`` (per worker) of the
+            pool; ``tasks`` sent to it, ``kills`` (watchdog), ``crashes``,
+            ``resubmitted`` samples (innocents re-run after a kill or crash),
+            ``watchdog_timeouts``; ``worker_rss_mb`` (pid -> MB, as last
+            reported by each worker); ``batches`` of concurrent calls,
+            ``calls``, ``largest_batch_calls``, ``expired_calls``,
+            ``queued_calls``; ``cache_entries``.
+        """
         pool, batcher = self._pool.stats, self._batcher.stats
-        return {"workers": self._pool.workers, "batches": batcher.batches,
-                "calls": batcher.calls, "largest_batch_calls": batcher.largest_batch_calls,
+        return {"workers": self._pool.workers, "memory_limit_mb": self._pool.memory_limit_mb,
+                "tasks": pool.tasks, "kills": pool.kills, "crashes": pool.crashes,
+                "resubmitted": pool.resubmitted, "watchdog_timeouts": pool.watchdog_timeouts,
+                "worker_rss_mb": dict(pool.worker_rss_mb),
+                "batches": batcher.batches, "calls": batcher.calls,
+                "largest_batch_calls": batcher.largest_batch_calls,
                 "expired_calls": batcher.expired_calls, "queued_calls": self._batcher.queued,
-                "pool_kills": pool.kills, "pool_crashes": pool.crashes,
                 "cache_entries": len(self._cache)}
 
     def close(self) -> None:

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..extras import require
+
 # Marker key on a row that could not be read (a broken JSONL line): scoring
 # turns it into a verdict with a reason instead of stopping the run.
 ROW_ERROR_KEY = "__row_error__"
@@ -71,7 +73,7 @@ class InputSource:
         elif self.kind == "csv":
             yield from _iter_csv(Path(self.location), batch_size)
         elif self.kind == "parquet":
-            import pyarrow.parquet as pq
+            pq = require("pyarrow.parquet", "data", "parquet files")
 
             with pq.ParquetFile(self.location) as handle:
                 for record_batch in handle.iter_batches(batch_size=batch_size):
@@ -102,7 +104,7 @@ def open_input(spec: str | os.PathLike, *, split: str | None = None) -> InputSou
         if name.endswith(JSONL_SUFFIXES):
             return InputSource("jsonl", str(path), _count_lines(path), _jsonl_columns(path))
         if name.endswith(PARQUET_SUFFIXES):
-            import pyarrow.parquet as pq
+            pq = require("pyarrow.parquet", "data", "parquet files")
 
             meta = pq.ParquetFile(path)
             columns = list(meta.schema_arrow.names)
@@ -114,20 +116,16 @@ def open_input(spec: str | os.PathLike, *, split: str | None = None) -> InputSou
         raise InputError(f"unsupported input file {path.name!r}: expected .jsonl, .json, "
                          f".parquet or .csv (or a datasets folder / hub name)")
     if path.is_dir() and _is_saved_dataset(path):
-        from datasets import load_from_disk
-
-        dataset = _pick_split(load_from_disk(str(path)), split, text)
+        datasets = require("datasets", "data", "a datasets folder")
+        dataset = _pick_split(datasets.load_from_disk(str(path)), split, text)
         return InputSource("disk", str(path), len(dataset), list(dataset.column_names),
                            dataset)
     if path.suffix.lower() in (".jsonl", ".json", ".parquet", ".pq", ".csv"):
         raise InputError(f"input file not found: {text}")
     # A hub name ("owner/name") or a plain folder of data files: both go
     # through datasets.load_dataset, which is the same code path.
-    try:
-        from datasets import load_dataset
-    except ImportError as exc:  # pragma: no cover - the data extra is missing
-        raise InputError(f"{text!r} is not a local file; reading a dataset folder or hub "
-                         f"name needs `pip install datasets`") from exc
+    load_dataset = require("datasets", "data", f"{text!r} (not a local file: a dataset "
+                                               f"folder or hub name)").load_dataset
     try:
         target = str(path) if path.is_dir() else text
         loaded = load_dataset(target, split=split) if split else load_dataset(target)
@@ -218,7 +216,7 @@ def _csv_columns(path: Path) -> list[str]:
 
 
 def _iter_csv(path: Path, batch_size: int) -> Iterator[list[dict[str, Any]]]:
-    import pandas as pd
+    pd = require("pandas", "data", "CSV files")
 
     # Only empty cells are missing: a completion that says "NA" is text.
     reader = pd.read_csv(path, chunksize=batch_size, keep_default_na=False, na_values=[""],
@@ -385,7 +383,7 @@ class ParquetWriter(OutputWriter):
         self.parts_dir = self.path.with_name(self.path.name + ".parts")
         self._existing = None
         if resume:
-            import pyarrow.parquet as pq
+            pq = require("pyarrow.parquet", "data", "parquet files")
 
             if self.path.exists():
                 self._existing = pq.read_table(self.path)
@@ -401,14 +399,14 @@ class ParquetWriter(OutputWriter):
 
     def existing_rows(self) -> Iterator[dict[str, Any]]:
         parts = sorted(self.parts_dir.glob("part-*.parquet"))[: self._earlier_parts]
-        import pyarrow.parquet as pq
+        pq = require("pyarrow.parquet", "data", "parquet files")
 
         for table in [self._existing, *(pq.read_table(p) for p in parts)]:
             if table is not None:
                 yield from table.to_pylist()
 
     def write(self, rows: list[dict[str, Any]]) -> None:
-        import pyarrow.parquet as pq
+        pq = require("pyarrow.parquet", "data", "parquet files")
 
         table = rows_to_table(rows)
         final = self.parts_dir / f"part-{self._next_part:06d}.parquet"
@@ -422,7 +420,7 @@ class ParquetWriter(OutputWriter):
     def close(self) -> None:
         if getattr(self, "_closed", True):
             return
-        import pyarrow.parquet as pq
+        pq = require("pyarrow.parquet", "data", "parquet files")
 
         with sigint_deferred():
             tables = [t for t in [self._existing, *_read_parts(self.parts_dir)]
@@ -436,7 +434,7 @@ class ParquetWriter(OutputWriter):
 
 
 def _read_parts(parts_dir: Path) -> list[Any]:
-    import pyarrow.parquet as pq
+    pq = require("pyarrow.parquet", "data", "parquet files")
 
     if not parts_dir.is_dir():
         return []
@@ -447,7 +445,7 @@ def rows_to_table(rows: list[dict[str, Any]]) -> Any:
     """An Arrow table from row dicts; a column whose values Arrow cannot put
     in one type (an id that is sometimes int, sometimes str) becomes JSON
     text rather than failing the batch."""
-    import pyarrow as pa
+    pa = require("pyarrow", "data", "parquet files")
 
     names: dict[str, None] = {}
     for row in rows:
@@ -466,7 +464,7 @@ def rows_to_table(rows: list[dict[str, Any]]) -> Any:
 
 
 def concat_tables(tables: list[Any]) -> Any:
-    import pyarrow as pa
+    pa = require("pyarrow", "data", "parquet files")
 
     try:
         return pa.concat_tables(tables, promote_options="permissive")

@@ -32,6 +32,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..extras import require
 from .batch import Columns, ScoredBatch, score_batch
 
 
@@ -66,11 +67,7 @@ class RayBackend:
 
     def __init__(self, reward: Any, *, actors: int | None = None, address: str | None = None,
                  in_flight_per_actor: int = 2) -> None:
-        try:
-            import ray
-        except ImportError as exc:
-            raise RuntimeError("--backend ray needs Ray: pip install 'integral-rewards[ray]' "
-                               "(ray[data]>=2.9)") from exc
+        ray = require("ray", "ray", "--backend ray")
         self._ray = ray
         self._owns_session = not ray.is_initialized()
         if self._owns_session:

@@ -39,14 +39,13 @@ import sympy as sp
 
 from ...errors import ParseFailure
 from ..names import MAX_PIECES
-from .scan import CMD_AT
+from .scan import CASES_ENV, split_top
 
 MAX_ENVIRONMENTS = 5
 MAX_CONDITION_POWER = 4
 PLACEHOLDER = r"\Omega_{{{}}}"
 _FIRST_PLACEHOLDER = 9500
 
-_ENV = re.compile(r"\\(begin|end)\s*\{\s*(d?cases\*?)\s*\}")
 _TEXT_WORD = re.compile(
     r"\\(?:text|mathrm|textrm|textit|mathit|mbox|operatorname)\s*\{\s*([^{}]*?)\s*\}")
 _SPACES = re.compile(r"\\[,;:! ]|\\q?quad(?![A-Za-z])|~|\\\\(?=\s*$)")
@@ -82,46 +81,11 @@ class CasesCall:
 def _matching_end(text: str, start: int) -> tuple[int, int]:
     """(start of the matching \\end{cases}, index after it)."""
     depth = 1
-    for m in _ENV.finditer(text, start):
+    for m in CASES_ENV.finditer(text, start):
         depth += 1 if m.group(1) == "begin" else -1
         if depth == 0:
             return m.start(), m.end()
     raise ParseFailure("latex_error", "\\begin{cases} without its \\end{cases}")
-
-
-def _split_top(text: str, sep: re.Pattern[str]) -> list[str]:
-    """Split at matches of ``sep`` outside (), [], {} (and nested cases)."""
-    parts, depth, last = [], 0, 0
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            m = sep.match(text, i) if depth == 0 else None
-            if m and m.end() > i:
-                parts.append(text[last:i])
-                last = i = m.end()
-                continue
-            env = _ENV.match(text, i)
-            if env:
-                depth += 1 if env.group(1) == "begin" else -1
-                i = env.end()
-                continue
-            cmd = CMD_AT.match(text, i)
-            i = cmd.end() if cmd else i + 2
-            continue
-        if c in "({[":
-            depth += 1
-        elif c in ")}]":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            m = sep.match(text, i)
-            if m and m.end() > i:
-                parts.append(text[last:i])
-                last = i = m.end()
-                continue
-        i += 1
-    parts.append(text[last:])
-    return parts
 
 
 _ROW_SEP = re.compile(r"\\\\|\\cr(?![A-Za-z])")
@@ -130,10 +94,10 @@ _CELL_SEP = re.compile(r"&")
 
 def _rows(body: str) -> list[tuple[str, str]]:
     rows = []
-    for row in _split_top(body, _ROW_SEP):
+    for row in split_top(body, _ROW_SEP):
         if not row.strip():
             continue
-        cells = _split_top(row, _CELL_SEP)
+        cells = split_top(row, _CELL_SEP)
         if len(cells) == 1:
             m = _SPLIT_WORDS.search(row)
             cells = [row[:m.start()], row[m.start():]] if m else [row, ""]
@@ -159,7 +123,7 @@ def lift_cases(text: str) -> tuple[str, list[CasesCall]]:
         return text, []
     calls: list[CasesCall] = []
     out, pos = [], 0
-    for m in _ENV.finditer(text):
+    for m in CASES_ENV.finditer(text):
         if m.start() < pos:
             continue
         if m.group(1) == "end":
@@ -240,7 +204,7 @@ def _interval(lhs: str, rhs: str, parse: Callable[[str], sp.Expr], symbol: str) 
 
 
 def _comparison(text: str, parse: Callable[[str], sp.Expr], symbol: str) -> sp.Basic:
-    inside = _split_top(text, _IN)
+    inside = split_top(text, _IN)
     if len(inside) == 2:
         return _interval(inside[0], inside[1], parse, symbol)
     sides: list[str] = []
@@ -266,9 +230,9 @@ def parse_condition(condition: str, parse: Callable[[str], sp.Expr], symbol: str
     if not text or text.lower() in _ALWAYS:
         return sp.true
     disjuncts = []
-    for alternative in _split_top(text, _OR):
+    for alternative in split_top(text, _OR):
         conjuncts = [_comparison(part, parse, symbol)
-                     for part in _split_top(alternative, _AND) if part.strip()]
+                     for part in split_top(alternative, _AND) if part.strip()]
         if not conjuncts:
             raise ParseFailure("cases_condition", "an empty condition")
         disjuncts.append(sp.And(*conjuncts))

@@ -39,6 +39,48 @@ def bracket_matches(s: str) -> dict[int, int]:
 
 
 CMD_AT = re.compile(r"\\([A-Za-z]+)")
+# Environments that nest like brackets for split_top (cases inside cases).
+CASES_ENV = re.compile(r"\\(begin|end)\s*\{\s*(d?cases\*?)\s*\}")
+
+
+def split_top(text: str, sep: re.Pattern[str]) -> list[str]:
+    r"""Split at matches of ``sep`` outside (), [], {} and nested ``cases``,
+    in one pass; commands (``\,``, ``\quad``) are never split inside.
+
+    >>> split_top(r"a, f(b, c), \{d, e\}", re.compile(","))
+    ['a', ' f(b, c)', ' \\{d', ' e\\}']
+    """
+    parts, depth, last = [], 0, 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            m = sep.match(text, i) if depth == 0 else None
+            if m and m.end() > i:
+                parts.append(text[last:i])
+                last = i = m.end()
+                continue
+            env = CASES_ENV.match(text, i)
+            if env:
+                depth += 1 if env.group(1) == "begin" else -1
+                i = env.end()
+                continue
+            cmd = CMD_AT.match(text, i)
+            i = cmd.end() if cmd else i + 2
+            continue
+        if c in "({[":
+            depth += 1
+        elif c in ")}]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            m = sep.match(text, i)
+            if m and m.end() > i:
+                parts.append(text[last:i])
+                last = i = m.end()
+                continue
+        i += 1
+    parts.append(text[last:])
+    return parts
 
 
 def script_end(s: str, i: int, match: dict[int, int]) -> int | None:

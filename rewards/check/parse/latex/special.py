@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import ParseFailure
+from .scan import split_top
 
 MAX_CALLS = 20
 # uppergamma/lowergamma with a numeric order n expand into O(n) terms with
@@ -72,18 +73,11 @@ def _close(text: str, start: int) -> tuple[int, list[int]]:
     raise ParseFailure("latex_error", "unbalanced \\left( in a special function call")
 
 
+_SEPARATORS = {",": re.compile(","), ";": re.compile(";")}
+
+
 def _split_top(text: str, sep: str) -> list[str]:
-    parts, depth, last = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "{(":
-            depth += 1
-        elif ch in "})":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[last:i])
-            last = i + 1
-    parts.append(text[last:])
-    return [p.strip() for p in parts]
+    return [p.strip() for p in split_top(text, _SEPARATORS[sep])]
 
 
 def _arguments(kind: str, inner: str, middles: list[int], offset: int) -> tuple[str, list[str]]:

@@ -45,23 +45,28 @@ class Check:
 
     @classmethod
     def start(cls, request: CheckRequest) -> Check:
+        """A check of ``request`` whose clock starts now."""
         return cls(request, Deadline(request.timeout_s))
 
     def record(self, stage: str, status: str = "ok", started: float | None = None,
                **data: Any) -> StageRecord:
+        """Append a stage record (timed from ``started``) and return it."""
         record = StageRecord(stage, status, 0.0 if started is None else ms_since(started), data)
         self.stages.append(record)
         return record
 
     def decide(self, verdict: Verdict, reason: str, **detail: Any) -> NoReturn:
+        """End the check now with ``verdict``: raises :class:`Decided`."""
         raise Decided(verdict, reason, **detail)
 
     @property
     def last_stage(self) -> str:
+        """The stage recorded last (the one a verdict is attributed to)."""
         return self.stages[-1].stage if self.stages else "candidate_ingest"
 
     def finish(self, verdict: Verdict, stage: str, detail: dict[str, Any] | None = None,
                confidence: Confidence = Confidence.NONE) -> CheckResult:
+        """The result: the stages so far, the detail with the variable and total time."""
         detail = dict(detail or {})
         if self.symbol is not None:
             detail.setdefault("variable", self.symbol)

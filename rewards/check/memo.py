@@ -27,6 +27,8 @@ class JudgementMemo:
 
     @staticmethod
     def key(derivative: sp.Expr, integrand: sp.Expr, written: sp.Expr) -> tuple[str, ...]:
+        """The memo key of an answer: its derivative and integrand, plus its
+        written form where the domain rule reads it."""
         # Structural digests, not srepr: printing each derivative again for
         # its key cost as much as the digest its sample points are seeded by.
         form = ""
@@ -36,6 +38,7 @@ class JudgementMemo:
         return structure_digest(derivative, integrand).hex(), form
 
     def get(self, key: tuple[str, ...]) -> tuple | None:
+        """The kept verdict for ``key`` (most recently used first), or ``None``."""
         entry = self._entries.get(key)
         if entry is not None:
             self._entries.move_to_end(key)
@@ -43,6 +46,8 @@ class JudgementMemo:
 
     def put(self, key: tuple[str, ...], result: CheckResult,
             decided: list[StageRecord]) -> None:
+        """Keep a verdict and the stages that decided it (never TIMEOUT or
+        CHECKER_ERROR)."""
         if result.verdict in (Verdict.TIMEOUT, Verdict.CHECKER_ERROR) or self.size <= 0:
             return
         detail = {k: v for k, v in result.detail.items() if k != "total_ms"}

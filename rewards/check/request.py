@@ -104,6 +104,7 @@ class CheckRequest:
         return request
 
     def replace(self, **changes: Any) -> CheckRequest:
+        """A copy with ``changes`` applied (validated)."""
         return dataclasses.replace(self, **changes)
 
 

@@ -15,6 +15,21 @@ import sympy as sp
 
 
 class Verdict(str, Enum):
+    """What a check decided about one answer.
+
+    ``CORRECT``: F is an antiderivative of f (see ``docs/domain.md`` for the
+    definition); ``WRONG``: it is not, or the response hedges; ``UNPARSEABLE``:
+    no usable expression (no answer at all is a reason of this verdict, see
+    :func:`is_no_answer`); ``TIMEOUT``: out of time before a decision;
+    ``CHECKER_ERROR``: not the model's doing (a bug of ours, an integrand that
+    does not parse), so shaping can leave it out of the gradient.
+
+    Example:
+
+    >>> Verdict("WRONG") is Verdict.WRONG, Verdict.CORRECT.value
+    (True, 'CORRECT')
+    """
+
     CORRECT = "CORRECT"
     WRONG = "WRONG"
     UNPARSEABLE = "UNPARSEABLE"  # never reached a usable SymPy expression
@@ -23,6 +38,15 @@ class Verdict(str, Enum):
 
 
 class Confidence(str, Enum):
+    """How a CORRECT verdict was reached; reward shaping can pay a proof more
+    than numeric evidence alone.
+
+    Example:
+
+    >>> Confidence("numeric_only") is Confidence.NUMERIC_ONLY
+    True
+    """
+
     # A structural or symbolic proof that F' - f == 0.
     SYMBOLIC = "symbolic"
     # The multi-precision numeric screen was clean but no proof came within
@@ -59,17 +83,40 @@ class StageRecord:
     data: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """A flat JSON-able dict: ``stage``, ``status``, ``ms`` and the data."""
         return {"stage": self.stage, "status": self.status, "ms": round(self.ms, 3),
                 **_jsonable(self.data)}
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> StageRecord:
+        """The inverse of :meth:`to_dict` (worker results cross processes as dicts)."""
         data = {k: v for k, v in raw.items() if k not in ("stage", "status", "ms")}
         return cls(raw["stage"], raw.get("status", "ok"), float(raw.get("ms", 0.0)), data)
 
 
 @dataclass
 class CheckResult:
+    """The outcome of one check.
+
+    Args:
+        verdict: the :class:`Verdict`.
+        stage: the stage that decided (the last of ``stages``).
+        stages: one :class:`StageRecord` per stage run, in order.
+        detail: ``reason`` (a stable slug) and what the deciding stage found;
+            ``variable`` (and ``variable_from`` when it was inferred);
+            ``total_ms``.
+        confidence: for CORRECT, symbolic or numeric-only.
+
+    Example:
+
+    >>> from rewards import check_antiderivative
+    >>> result = check_antiderivative(r"\\frac{x^2}{2}", "x")
+    >>> result.correct, result.reason, result.stages[-1].stage == result.stage
+    (True, 'structural', True)
+    >>> CheckResult.from_dict(result.to_dict()).verdict
+    <Verdict.CORRECT: 'CORRECT'>
+    """
+
     verdict: Verdict
     stage: str
     stages: list[StageRecord]
@@ -78,6 +125,7 @@ class CheckResult:
 
     @property
     def correct(self) -> bool:
+        """Whether the verdict is CORRECT."""
         return self.verdict is Verdict.CORRECT
 
     @property
@@ -87,6 +135,7 @@ class CheckResult:
 
     @property
     def total_ms(self) -> float:
+        """Milliseconds the whole check took."""
         return float(self.detail.get("total_ms", sum(s.ms for s in self.stages)))
 
     @property
@@ -99,6 +148,7 @@ class CheckResult:
         return None
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-able: verdict, verdict_stage, confidence, detail, stages."""
         return {
             "verdict": self.verdict.value,
             "verdict_stage": self.stage,
@@ -109,6 +159,7 @@ class CheckResult:
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> CheckResult:
+        """The inverse of :meth:`to_dict`."""
         return cls(
             Verdict(raw["verdict"]),
             raw["verdict_stage"],

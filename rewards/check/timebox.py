@@ -37,14 +37,17 @@ class Deadline:
         self._end = None if seconds is None else time.monotonic() + max(0.0, seconds)
 
     def remaining(self) -> float:
+        """Seconds left (``inf`` without a limit)."""
         if self._end is None:
             return float("inf")
         return max(0.0, self._end - time.monotonic())
 
     def expired(self) -> bool:
+        """Whether no time is left."""
         return self.remaining() <= 0.0
 
     def check(self) -> None:
+        """Raise :class:`StepTimeout` once the deadline passed."""
         if self.expired():
             raise StepTimeout("deadline passed")
 

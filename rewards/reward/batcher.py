@@ -82,6 +82,7 @@ def interleave(sizes: Sequence[int]) -> list[tuple[int, int]]:
 
 @dataclass
 class BatcherStats:
+    """Counts of the batcher's work (see :meth:`AntiderivativeReward.runtime_stats`)."""
     batches: int = 0
     calls: int = 0
     expired_calls: int = 0

@@ -119,10 +119,12 @@ class RewardConfig:
 
     @classmethod
     def keys(cls) -> list[str]:
+        """Every valid key, sorted."""
         return sorted(f.name for f in fields(cls))
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> RewardConfig:
+        """A config from a mapping; an unknown key is a ``ValueError`` naming the valid ones."""
         unknown = sorted(set(raw) - set(cls.keys()))
         if unknown:
             raise ValueError(f"unknown reward config key(s) {unknown}; valid keys: "
@@ -145,6 +147,7 @@ class RewardConfig:
         return cls.from_dict({**raw, **overrides})
 
     def replace(self, **changes: Any) -> RewardConfig:
+        """A copy with ``changes`` applied (validated, unknown keys refused)."""
         unknown = sorted(set(changes) - set(self.keys()))
         if unknown:
             raise ValueError(f"unknown reward config key(s) {unknown}; valid keys: "
@@ -152,6 +155,7 @@ class RewardConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every key and its value."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def check_request(self) -> CheckRequest:

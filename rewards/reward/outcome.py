@@ -26,6 +26,7 @@ class Outcome:
 
     @property
     def verdict(self) -> str | None:
+        """The verdict's value, or ``None`` for a row not judged."""
         return None if self.result is None else self.result.verdict.value
 
 

@@ -53,6 +53,7 @@ _WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THR
 
 
 def available_cpus() -> int:
+    """The cores this process may run on (its affinity mask)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
@@ -200,6 +201,7 @@ class _Task:
 
 @dataclass
 class PoolStats:
+    """Counts of the pool's incidents (see :meth:`AntiderivativeReward.runtime_stats`)."""
     kills: int = 0
     crashes: int = 0
     resubmitted: int = 0
@@ -264,6 +266,7 @@ class CheckPool:
         self._samples_since_start = 0
 
     def close(self) -> None:
+        """Stop the workers (the next :meth:`run` starts fresh ones)."""
         self.kill()
 
     def cancel(self) -> None:

@@ -73,16 +73,21 @@ class RewardShaping:
 
     def reward(self, verdict: Verdict | str, confidence: Confidence | str = Confidence.NONE,
                reason: str | None = None) -> float | None:
+        """The reward of one check's outcome (``None``: no gradient)."""
         return getattr(self, classify(verdict, confidence, reason).value)
 
     def outcome_table(self) -> dict[str, float | None]:
+        """The reward of every outcome class."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"}
 
     def to_dict(self) -> dict[str, Any]:
+        """The name and every reward, as the YAML spells them."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any], name: str | None = None) -> RewardShaping:
+        """A shaping from a mapping (a ``rewards:`` block or flat); unknown keys
+        and non-numbers are a ``ValueError``."""
         values = dict(raw.get("rewards", raw))
         values.pop("name", None)
         known = {f.name for f in fields(cls)}
@@ -97,6 +102,7 @@ class RewardShaping:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> RewardShaping:
+        """A shaping YAML file, or the shaping part of a full reward config."""
         path = Path(path)
         raw = yaml.safe_load(path.read_text()) or {}
         if "shaping" in raw and isinstance(raw["shaping"], (dict, str)):
@@ -133,5 +139,6 @@ class RewardShaping:
 
 
 def available_presets() -> list[str]:
+    """The names of the shipped presets."""
     return sorted(p.name.removesuffix(".yaml") for p in PRESET_DIR.iterdir()
                   if p.name.endswith(".yaml"))

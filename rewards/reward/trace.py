@@ -41,6 +41,7 @@ def trace_record(o: Outcome, *, step: int | None, batch_index: int, row: int, pr
 
 
 class TraceWriter:
+    """Appends trace records to a size-capped, rotated JSONL file."""
     def __init__(self, path: str | os.PathLike, max_bytes: int = 50_000_000,
                  backups: int = 3) -> None:
         self.path = Path(path)
@@ -49,6 +50,7 @@ class TraceWriter:
         self._lock = threading.Lock()
 
     def write(self, records: list[dict[str, Any]]) -> None:
+        """Append ``records`` (one JSON line each), rotating past the size cap."""
         if not records:
             return
         lines = [json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records]
@@ -87,5 +89,6 @@ class TraceWriter:
 
 
 def read_trace(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Every record of a trace file (rotated backups not included)."""
     with open(path, encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]

@@ -35,6 +35,7 @@ _LEAKED: list[bytearray] = []
 
 
 def faulty_check(candidate, integrand, request=None, **options) -> CheckResult:
+    """``check_antiderivative`` except for the magic candidates above."""
     if candidate == HANG:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
         time.sleep(3600)

@@ -293,6 +293,7 @@ class DomainReport:
     truncated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as stage data."""
         return {"decision": self.decision, "points": len(self.points),
                 "usable": len(self.usable), "components": self.components,
                 "covered_components": self.covered, "breakpoints": self.n_breakpoints,

@@ -44,6 +44,7 @@ class Evidence:
         return {p.name: v for p, v in zip(self.params, self.param_values, strict=True)}
 
     def domain(self) -> DomainReport:
+        """The domain report of this pair (computed once, on first use)."""
         if self._domain is None:
             self._domain = analyze(self.written, self.parsed_integrand, self.symbol,
                                    self._parameters(), random.Random(self.seed ^ 1),

@@ -91,9 +91,11 @@ class AnswerPolicy:
             raise ValueError(f"max_distinct_answers must be a positive int, got {n!r}")
 
     def replace(self, **changes: Any) -> AnswerPolicy:
+        """A copy with ``changes`` applied (validated)."""
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
+        """The policy as plain values (traces, ``.meta.json``)."""
         return {"reasoning": self.reasoning, "hedge": self.hedge,
                 "box_policy": self.box_policy.value, "math_fallback": self.math_fallback,
                 "qualifiers": self.qualifiers,
@@ -133,6 +135,7 @@ class Candidate:
     qualifiers: tuple[str, ...] = ()
 
     def to_dict(self, limit: int = 300) -> dict[str, Any]:
+        """The candidate for a trace, texts cut at ``limit`` characters."""
         def cut(s: str | None) -> str | None:
             return s if s is None or len(s) <= limit else s[:limit] + "..."
         out = {"source": self.source, "index": self.index, "start": self.start,
@@ -177,6 +180,7 @@ class Extraction:
 
     @property
     def ok(self) -> bool:
+        """Whether an answer was extracted."""
         return self.status is ExtractionStatus.OK
 
     @property
@@ -186,6 +190,7 @@ class Extraction:
 
     @property
     def chosen(self) -> Candidate | None:
+        """The candidate ``box_policy`` picked, if any."""
         for c in self.candidates:
             if c.index == self.chosen_index:
                 return c
@@ -212,6 +217,7 @@ class Extraction:
         return self.ok and self.agreement == "differ" and self.policy.hedge == "reject"
 
     def to_dict(self) -> dict[str, Any]:
+        """The extraction as the ``candidate_extract`` stage records it."""
         return {
             "status": self.status.value,
             "reason": self.reason,

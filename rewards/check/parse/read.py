@@ -72,6 +72,7 @@ _FINAL_SYMPY_REASONS = frozenset({
 
 
 def looks_like_sympy_syntax(text: str) -> bool:
+    """Whether ``text`` reads as SymPy syntax first (no backslash, no brace)."""
     # Answers inside <answer> tags are usually Python syntax (x**2/2);
     # backslashes and braces only occur in LaTeX.
     return "\\" not in text and "{" not in text

@@ -74,6 +74,7 @@ _REALS = re.compile(r"^\s*\\(?:mathbb\s*\{\s*R\s*\}|R|Bbb\s*\{?\s*R\s*\}?|mathbf
 
 @dataclass
 class CasesCall:
+    """One ``cases`` environment lifted out of the text: its placeholder and rows."""
     rows: list[tuple[str, str]]     # (piece LaTeX, condition LaTeX)
     placeholder: str                # symbol name the main parse produces
 

@@ -11,6 +11,7 @@ _WS = re.compile(r"\s+")
 
 
 def collapse_ws(text: str) -> str:
+    """Runs of whitespace as one space, stripped."""
     return _WS.sub(" ", text).strip()
 
 

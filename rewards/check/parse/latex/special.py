@@ -48,6 +48,7 @@ _GAMMA = re.compile(r"\\([Gg]amma)(?![A-Za-z])(?:\s*\\[,;:!])*\s*(\\left\s*)?\("
 
 @dataclass
 class SpecialCall:
+    """One special-function call lifted out of the text: its placeholder, kind and argument texts."""
     name: str  # elliptic_f | elliptic_e | elliptic_k | elliptic_pi | hyper | uppergamma | lowergamma
     args: list[str]  # LaTeX of each argument (hyper: "a1,a2", "b1", "z")
     placeholder: str  # symbol name the main parse produces for this call

@@ -4,8 +4,9 @@ Only argparse wiring lives here; the work is in :mod:`rewards.offline.scoring`
 and :mod:`rewards.offline.ablation`, imported when a subcommand runs (so
 ``explain`` never imports pandas, pyarrow, Ray or matplotlib).
 
-Exit codes: 0 done, 2 bad setup (paths, columns, flags), 130 interrupted
-(the output is valid and holds every finished batch; rerun with --resume).
+Exit codes: 0 done, 2 bad setup (paths, columns, flags, a --resume under other
+reward settings), 130 interrupted (the output is valid and holds every
+finished batch; rerun with --resume).
 """
 from __future__ import annotations
 
@@ -108,7 +109,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--batch-size", type=int, default=256,
                      help="rows checked together and written at once")
     run.add_argument("--resume", action="store_true",
-                     help="skip rows already in OUTPUT and append the rest")
+                     help="skip rows already in OUTPUT and append the rest; refused (exit 2) "
+                          "if a setting that decides rewards differs from OUTPUT.meta.json")
     run.add_argument("--overwrite", action="store_true", help="replace an existing OUTPUT")
     run.add_argument("--limit", type=int, default=None, help="score only the first N rows")
     run.add_argument("--split", default=None, help="split of a datasets folder / hub dataset")

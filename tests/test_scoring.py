@@ -225,9 +225,32 @@ def test_bad_rows_become_verdicts_not_crashes(tmp_path):
     assert [(r["verdict"], r["reason"]) for r in got[1:]] == [
         ("CHECKER_ERROR", "invalid_row"), ("CHECKER_ERROR", "invalid_row"),
         ("CHECKER_ERROR", "integrand_missing"), ("CHECKER_ERROR", "integrand_unparseable"),
-        ("UNPARSEABLE", "empty"), ("CHECKER_ERROR", "integrand_missing")]
+        (None, "completion_missing"), ("CHECKER_ERROR", "integrand_missing")]
     assert "line 2" in got[1]["row_error"]
     assert all(r["reward"] is None for r in got if r["verdict"] == "CHECKER_ERROR")
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_a_null_completion_is_missing_data_not_an_empty_answer(fmt, tmp_path):
+    # A dump whose generation failed has null, not "": the model did not
+    # answer nothing, there is nothing to judge. An empty string still is an
+    # answer (UNPARSEABLE, penalised as in training).
+    rows = [{"integrand": "x", "completion": None}, {"integrand": "x", "completion": ""},
+            {"integrand": "x", "completion": r"\boxed{x^2/2}"},
+            {"integrand": "x", "completion": None}]
+    src = write_input(rows, fmt, tmp_path)
+    out = tmp_path / "out.jsonl"
+    summary = run_score(ScoreOptions(input=str(src), output=str(out), workers=1,
+                                     progress=False))
+    got = read_output(out)
+    assert [(r["verdict"], r["reason"], r["reward"]) for r in got] == [
+        (None, "completion_missing", None), ("UNPARSEABLE", "no_answer", -0.2),
+        ("CORRECT", "structural", 1.0), (None, "completion_missing", None)]
+    assert summary.missing_completions == 2
+    assert summary.verdicts == {"UNPARSEABLE": 1, "CORRECT": 1}
+    assert summary.no_gradient == 0 and sorted(summary.rewards) == [-0.2, 1.0]
+    assert "2 rows have a null completion" in summary.render()
+    assert summary.to_dict()["missing_completions"] == 2
 
 
 def test_clashing_input_columns_are_kept_under_input_prefix(tmp_path):

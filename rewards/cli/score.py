@@ -68,6 +68,7 @@ def _ablate(args: argparse.Namespace) -> int:
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register ``score`` and ``ablate`` on the main parser's subcommands."""
     from ..reward.config import RewardConfig
+    from ..reward.shaping import available_presets
 
     score = sub.add_parser(
         "score", formatter_class=DefaultsFormatter,
@@ -93,8 +94,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                               "(default: prompt, when the input has that column)")
     checking = score.add_argument_group("checking")
     checking.add_argument("--config", default=None,
-                          help="reward YAML (configs/reward/*.yaml), shaping YAML "
-                               "(configs/shaping/*.yaml) or a preset name")
+                          help="a reward YAML (like configs/reward/default.yaml), a shaping "
+                               "YAML (like rewards/reward/presets/*.yaml) or a preset name: "
+                               f"{', '.join(available_presets())} (default: default)")
     checking.add_argument("--workers", type=int, default=None,
                           help="checker processes (local) or actors (ray); default: all CPUs")
     checking.add_argument("--timeout", type=float, default=None,

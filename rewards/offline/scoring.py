@@ -24,6 +24,7 @@ from ..reward.metrics import group_has_signal, percentile
 from .backends import make_backend
 from .batch import (
     _POSITION,
+    COMPLETION_MISSING,
     ROW_ERROR_COLUMN,
     ROW_KEY,
     TOTAL_STAGE,
@@ -59,6 +60,7 @@ class ScoreSummary:
     rows: int = 0
     skipped: int = 0
     invalid_rows: int = 0
+    missing_completions: int = 0  # null completions: no verdict, in no count below
     cached: int = 0
     wall_s: float = 0.0
     interrupted: bool = False
@@ -87,7 +89,9 @@ class ScoreSummary:
     def _count(self, row: dict[str, Any]) -> None:
         if row.get(ROW_ERROR_COLUMN):
             self.invalid_rows += 1
-        if "verdict" in row:
+        if row.get("verdict") is None and row.get("reason") == COMPLETION_MISSING:
+            self.missing_completions += 1
+        elif "verdict" in row:
             self.verdicts[row["verdict"]] += 1
             if row["verdict"] != Verdict.CORRECT.value:
                 self.failures[f"{row['verdict']}/{row['reason']}"] += 1
@@ -118,7 +122,8 @@ class ScoreSummary:
         n_groups, flat = self.zero_variance_groups()
         return {
             "rows": self.rows, "skipped": self.skipped, "total_rows": self.total_rows,
-            "invalid_rows": self.invalid_rows, "wall_s": round(self.wall_s, 3),
+            "invalid_rows": self.invalid_rows,
+            "missing_completions": self.missing_completions, "wall_s": round(self.wall_s, 3),
             "rows_per_s": round(self.rows_per_s, 3), "interrupted": self.interrupted,
             "cached": self.cached, "verdicts": dict(self.verdicts),
             "reward_mean": statistics.fmean(self.rewards) if self.rewards else None,
@@ -139,13 +144,17 @@ class ScoreSummary:
         if self.invalid_rows:
             lines.append(f"{self.invalid_rows} input rows could not be read (CHECKER_ERROR "
                          f"invalid_row, reward None)")
+        if self.missing_completions:
+            lines.append(f"{self.missing_completions} rows have a null completion (missing "
+                         f"data: no verdict, reward null, left out of every count below)")
         if self.interrupted:
             lines.append("INTERRUPTED: the output holds every finished batch; "
                          "rerun with --resume to continue")
         lines += ["", f"{'verdict':<16}{'count':>8}{'%':>8}"]
+        judged = sum(self.verdicts.values())
         for verdict in Verdict:
             count = self.verdicts.get(verdict.value, 0)
-            share = 100 * count / self.total_rows if self.total_rows else 0.0
+            share = 100 * count / judged if judged else 0.0
             lines.append(f"{verdict.value:<16}{count:>8}{share:>8.1f}")
         if self.rewards:
             std = statistics.pstdev(self.rewards)

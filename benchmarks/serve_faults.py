@@ -262,9 +262,12 @@ def make_report(results: dict[str, Any], args) -> str:
         rows.append(["half-open", f"{r['half_open']} connections sending nothing",
                      f"server threads {r['threads_before']} -> **{r['threads']}**; a normal "
                      f"request meanwhile: {r['status']} in {r['latency_s']:.2f} s"])
+    where = "" if Path(args.repo).resolve() == REPO_ROOT else f" (server from `{args.repo}`)"
     return ("## Reward server faults\n\n"
-            f"Command: `python -m benchmarks serve-faults --workers {args.workers}` "
-            f"(server from `{args.repo}`)\n\n"
+            f"Command: `python -m benchmarks serve-faults --workers {args.workers} --clients "
+            f"{args.clients} --drops {args.drops} --half-open {args.half_open} --slow-window "
+            f"{args.slow_window:g}`{where}. Server defaults: 30 s request deadline, 512 "
+            "connections at most.\n\n"
             + markdown_table(["scenario", "load", "what the clients / the operator saw"], rows)
             + "\n")
 

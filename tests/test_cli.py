@@ -43,7 +43,7 @@ def test_explain_help_explains_each_option_and_its_default(capsys):
             "--integrand INTEGRAND the integrand f (SymPy syntax, or LaTeX",
             "--kind {response,latex,sympy,auto} what --candidate is:",
             "(default: response)",
-            "--symbol SYMBOL the integration variable (default: x)",
+            "--symbol SYMBOL the integration variable (default: as the reward infers it",
             f"--timeout TIMEOUT seconds for the whole check (default: the reward's, "
             f"{RewardConfig().timeout_s:g})"):
         assert fragment in text

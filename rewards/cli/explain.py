@@ -14,9 +14,10 @@ _REWARD = RewardConfig
 def _run(args: argparse.Namespace) -> int:
     from ..check import Verdict, check_antiderivative
 
+    # The reward's request (answer policy included), with the flags on top.
     result = check_antiderivative(
-        args.candidate, args.integrand, symbol=args.symbol, timeout_s=args.timeout,
-        input_kind=args.kind, integrand_kind=args.integrand_kind,
+        args.candidate, args.integrand, _REWARD().check_request(), symbol=args.symbol,
+        timeout_s=args.timeout, input_kind=args.kind, integrand_kind=args.integrand_kind,
         math_fallback=args.answer_fallback, answer_syntax=args.answer_syntax)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
@@ -52,7 +53,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--answer-fallback", action="store_true",
                         help="with --kind response: use the last $...$ block if there is no "
                              "box or <answer> tag")
-    parser.add_argument("--symbol", default=_REWARD.symbol, help="the integration variable")
+    parser.add_argument("--symbol", default=_REWARD.symbol,
+                        help="the integration variable (default: as the reward infers it: the "
+                             "integrand's only free symbol; with several, x)")
     parser.add_argument("--timeout", type=float, default=_REWARD.timeout_s,
                         help="seconds for the whole check (default: the reward's, "
                              f"{_REWARD.timeout_s:g})")

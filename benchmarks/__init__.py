@@ -14,6 +14,8 @@ Modules:
                 seed design: one worker-side entry point for all of them
     accuracy    ``bench accuracy``: verdicts per data set and method
     throughput  ``bench throughput``: a GRPO-shaped batch, every method
+    serve_faults  ``bench serve-faults``: the server under SIGTERM, dropped, slow and
+                idle clients
     soak        a long run: RSS, determinism and pool health over 20k completions
     mitbee_parse  ``bench mitbee``: parse coverage on the MIT Bee LaTeX responses
     latex_parse   ``bench latex-parse``: where the time of parsing long LaTeX goes

@@ -1,4 +1,5 @@
-"""``python -m benchmarks {accuracy,throughput,concurrency,serve,soak,mitbee,latex-parse,verl-matrix}``
+"""``python -m benchmarks {accuracy,throughput,concurrency,serve,serve-faults,soak,mitbee,
+latex-parse,verl-matrix}``
 from the repository root."""
 from __future__ import annotations
 
@@ -44,6 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "and worker RSS next to the in-process reward as a Markdown table.")
     serve.add_arguments(srv)
     srv.set_defaults(func=serve.main)
+    from . import serve_faults
+
+    flt = sub.add_parser(
+        "serve-faults", help="the reward server under SIGTERM, dropped and slow clients",
+        description=serve_faults.__doc__.splitlines()[0])
+    serve_faults.add_arguments(flt)
+    flt.set_defaults(func=serve_faults.main)
     sub.add_parser("soak", help="a long run: RSS, determinism, pool health (own flags: "
                                 "python -m benchmarks soak --help)", add_help=False)
     from . import latex_parse, mitbee_parse

@@ -106,6 +106,8 @@ def test_benchmarks_parser_registers_subcommands():
     assert callable(args.func)
     args = parser.parse_args(["throughput", "--batches", "1"])
     assert args.batches == 1 and callable(args.func)
+    args = parser.parse_args(["serve-faults", "--scenarios", "drops", "--drops", "3"])
+    assert (args.scenarios, args.drops) == (["drops"], 3) and callable(args.func)
     with pytest.raises(SystemExit):
         parser.parse_args([])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rewards import cli
+from rewards.reward.config import RewardConfig
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -40,10 +42,32 @@ def test_explain_help_explains_each_option_and_its_default(capsys):
     for fragment in (
             "--integrand INTEGRAND the integrand f (SymPy syntax, or LaTeX",
             "--kind {response,latex,sympy,auto} what --candidate is:",
-            "(default: latex)",
-            "--symbol SYMBOL the integration variable (default: x)",
-            "--timeout TIMEOUT seconds for the whole check (default: 10.0)"):
+            "(default: response)",
+            "--symbol SYMBOL the integration variable (default: as the reward infers it",
+            f"--timeout TIMEOUT seconds for the whole check (default: the reward's, "
+            f"{RewardConfig().timeout_s:g})"):
         assert fragment in text
+
+
+def test_explain_defaults_are_the_rewards(capsys):
+    # A pasted completion is a response (its prose is not LaTeX), checked
+    # under the deadline the reward uses.
+    args = cli.build_parser().parse_args(["explain", "--candidate", "c", "--integrand", "x"])
+    config = RewardConfig()
+    assert args.kind == "response"
+    assert (args.timeout, args.symbol, args.answer_syntax, args.integrand_kind) == (
+        config.timeout_s, config.symbol, config.answer_syntax, config.integrand_kind)
+    code = cli.main(["explain", "--candidate", r"Integrating term by term: \boxed{x^2/2 + C}",
+                     "--integrand", "x"])
+    assert code == 0 and "CORRECT" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["explain", "score", "ablate", "serve"])
+def test_help_names_only_paths_that_exist(name, capsys):
+    text = help_of(name, capsys=capsys)
+    named = re.findall(r"[\w.-]+(?:/[\w.*-]+)+\.ya?ml", text)
+    for pattern in named:
+        assert list(REPO.glob(pattern)), f"{name} --help names {pattern}, which does not exist"
 
 
 def test_score_help_shows_defaults(capsys):
@@ -52,7 +76,8 @@ def test_score_help_shows_defaults(capsys):
             "--batch-size BATCH_SIZE rows checked together and written at once (default: 256)",
             "--backend {local,ray} where checks run: worker processes here, or Ray actors "
             "(default: local)",
-            "--timeout TIMEOUT seconds per check (default: the config's, 5)",
+            f"--timeout TIMEOUT seconds per check (default: the config's, "
+            f"{RewardConfig().timeout_s:g})",
             "--completion-column COMPLETION_COLUMN model output (default: completion, else "
             "response)"):
         assert fragment in text

@@ -20,7 +20,7 @@ import pytest
 from rewards import cli
 from rewards.offline import backends as backends_module
 from rewards.offline.batch import RESULT_COLUMNS
-from rewards.offline.scoring import ScoreOptions, ScoringError, run_score
+from rewards.offline.scoring import ScoreOptions, ScoringError, meta_path, run_score
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -225,9 +225,32 @@ def test_bad_rows_become_verdicts_not_crashes(tmp_path):
     assert [(r["verdict"], r["reason"]) for r in got[1:]] == [
         ("CHECKER_ERROR", "invalid_row"), ("CHECKER_ERROR", "invalid_row"),
         ("CHECKER_ERROR", "integrand_missing"), ("CHECKER_ERROR", "integrand_unparseable"),
-        ("UNPARSEABLE", "empty"), ("CHECKER_ERROR", "integrand_missing")]
+        (None, "completion_missing"), ("CHECKER_ERROR", "integrand_missing")]
     assert "line 2" in got[1]["row_error"]
     assert all(r["reward"] is None for r in got if r["verdict"] == "CHECKER_ERROR")
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_a_null_completion_is_missing_data_not_an_empty_answer(fmt, tmp_path):
+    # A dump whose generation failed has null, not "": the model did not
+    # answer nothing, there is nothing to judge. An empty string still is an
+    # answer (UNPARSEABLE, penalised as in training).
+    rows = [{"integrand": "x", "completion": None}, {"integrand": "x", "completion": ""},
+            {"integrand": "x", "completion": r"\boxed{x^2/2}"},
+            {"integrand": "x", "completion": None}]
+    src = write_input(rows, fmt, tmp_path)
+    out = tmp_path / "out.jsonl"
+    summary = run_score(ScoreOptions(input=str(src), output=str(out), workers=1,
+                                     progress=False))
+    got = read_output(out)
+    assert [(r["verdict"], r["reason"], r["reward"]) for r in got] == [
+        (None, "completion_missing", None), ("UNPARSEABLE", "no_answer", -0.2),
+        ("CORRECT", "structural", 1.0), (None, "completion_missing", None)]
+    assert summary.missing_completions == 2
+    assert summary.verdicts == {"UNPARSEABLE": 1, "CORRECT": 1}
+    assert summary.no_gradient == 0 and sorted(summary.rewards) == [-0.2, 1.0]
+    assert "2 rows have a null completion" in summary.render()
+    assert summary.to_dict()["missing_completions"] == 2
 
 
 def test_clashing_input_columns_are_kept_under_input_prefix(tmp_path):
@@ -334,6 +357,61 @@ def test_existing_output_needs_resume_or_overwrite(jsonl_input, tmp_path):
     assert len(read_output(out)) == 3
 
 
+@pytest.mark.parametrize(("change", "key"), [
+    ({"config": "binary"}, "shaping (default -> binary)"),
+    ({"completion_column": "kind"}, "completion_column ('completion' -> 'kind')"),
+    ({"symbol_column": None}, "symbol_column ('variable' -> None)"),
+    ({"answer_syntax": "latex"}, "answer_syntax ('auto' -> 'latex')"),
+    ({"answer_fallback": True}, "math_fallback (False -> True)"),
+])
+def test_resume_under_other_settings_is_refused_and_touches_nothing(jsonl_input, tmp_path,
+                                                                    change, key):
+    # Rows scored under two shapings (or two completion columns) in one file
+    # would be one run's numbers on half the rows and another's on the rest.
+    out = tmp_path / "out.jsonl"
+    run_score(options(jsonl_input, out, limit=4))
+    out.write_bytes(out.read_bytes() + b'{"source_row": 4, "verd')  # a torn line stays too
+    before = out.read_bytes(), meta_path(out).read_bytes()
+    with pytest.raises(ScoringError) as error:
+        run_score(options(jsonl_input, out, resume=True, **change))
+    message = str(error.value)
+    assert "\n" not in message and key in message and "--overwrite" in message
+    assert (out.read_bytes(), meta_path(out).read_bytes()) == before
+
+
+def test_resume_may_change_how_the_run_goes(jsonl_input, tmp_path):
+    # Workers, batch size, the group column and the trace decide no reward.
+    out = tmp_path / "out.jsonl"
+    run_score(options(jsonl_input, out, limit=10))
+    summary = run_score(options(jsonl_input, out, resume=True, workers=2, batch_size=7,
+                                group_column=None, trace_path=str(tmp_path / "t.jsonl"),
+                                input=os.path.relpath(jsonl_input)))
+    assert summary.skipped == 10 and summary.rows == 40
+    assert_verdicts(read_output(out))
+
+
+def test_resume_without_the_settings_file_is_refused(jsonl_input, tmp_path):
+    out = tmp_path / "out.jsonl"
+    run_score(options(jsonl_input, out, limit=4))
+    meta_path(out).unlink()
+    with pytest.raises(ScoringError, match="missing.*--overwrite"):
+        run_score(options(jsonl_input, out, resume=True))
+
+
+def test_cli_resume_mismatch_exits_2_with_one_line(jsonl_input, tmp_path, capsys):
+    out = tmp_path / "out.jsonl"
+    base = ["score", str(jsonl_input), "-o", str(out), "--workers", "1", "--no-progress",
+            "--symbol-column", "variable", "--limit", "3"]
+    assert cli.main(base) == 0
+    before = out.read_bytes()
+    capsys.readouterr()
+    assert cli.main([*base, "--resume", "--config", "binary", "--timeout", "9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("score: --resume:")
+    assert "shaping (default -> binary)" in err[0] and "timeout_s (5.0 -> 9.0)" in err[0]
+    assert out.read_bytes() == before
+
+
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_interrupt_keeps_finished_batches_then_resume_completes(jsonl_input, tmp_path,
                                                                   monkeypatch, suffix):
@@ -392,7 +470,7 @@ def test_ctrl_c_on_the_cli_leaves_valid_partial_output(jsonl_input, tmp_path):
     assert [r["source_row"] for r in partial] == list(range(len(partial)))
 
     assert cli.main(["score", str(jsonl_input), "-o", str(out), "--workers", "1",
-                     "--resume", "--no-progress", "--symbol-column", "variable"]) == 0
+                     "--resume", "--no-progress"]) == 0
     got = read_output(out)
     assert sorted(r["source_row"] for r in got) == list(range(50))
 

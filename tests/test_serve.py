@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -20,7 +23,7 @@ import psutil
 import pytest
 
 from rewards import AntiderivativeReward, prompts
-from rewards.serve.config import ServeConfig
+from rewards.serve.config import TOKEN_ENV, ServeConfig
 from rewards.serve.server import RewardServer
 from rewards.testing.faults import SLOW, faulty_reward
 
@@ -258,3 +261,245 @@ def test_sigterm_drains_and_leaves_no_worker(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# -- faults of a real run: dropped, slow and excess clients, tokens, SIGTERM -------
+def _raw_post(address, body: dict, *, headers: str = "") -> bytes:
+    data = json.dumps(body).encode()
+    return (f"POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"{headers}Content-Length: {len(data)}\r\n\r\n").encode() + data
+
+
+def _served(srv) -> int:
+    return srv.app.health()[1]["served"]
+
+
+@pytest.mark.slow
+def test_a_client_that_goes_away_is_one_log_line(server, caplog, capfd):
+    # Each client sends its request and resets the connection before the
+    # answer (a trainer past its own timeout): the server logs a line for
+    # it, no traceback, and keeps serving.
+    caplog.set_level(logging.WARNING, logger="rewards")
+    start = _served(server)
+    for k in range(6):
+        sock = socket.create_connection(server.address)
+        sock.sendall(_raw_post(server.address, {"query": [rf"\boxed{{x^{k + 2}}}"],
+                                                "labels": [f"{k + 2}*x**{k + 1}"]}))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+    assert _eventually(lambda: _served(server) >= start + 6)
+    assert request(server.address, "POST", "/score",
+                   {"completions": [RIGHT], "integrands": ["x**2"]})[0] == 200
+    gone = [r for r in caplog.records if r.name == "rewards.serve"]
+    assert len(gone) <= 6 and all("went away" in r.getMessage() for r in gone)
+    assert all(r.exc_info is None and "\n" not in r.getMessage() for r in gone)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_long_label_is_cut_short_in_the_log(server, caplog):
+    caplog.set_level(logging.WARNING, logger="rewards")
+    label = "x**(" + "1+" * 20_000  # 40 KB, and unparseable: CHECKER_ERROR, logged
+    status, body = request(server.address, "POST", "/get_reward",
+                           {"query": [RIGHT], "labels": [label]})
+    assert status == 200 and body["extra_logs"]["checker_error"] == [1.0]
+    lines = [r.getMessage() for r in caplog.records if "CHECKER_ERROR" in r.getMessage()]
+    assert lines and all(len(line) < 500 and f"{len(repr(label))} chars" in line for line in lines)
+
+
+@pytest.mark.slow
+def test_a_trickling_body_is_cut_off_at_the_request_deadline():
+    # A byte every 0.2 s never trips a 30 s per-read timeout; the request
+    # deadline (1 s from the first byte) cuts it off with 408 long before
+    # its 100 bytes are in.
+    reward = AntiderivativeReward(workers=1)
+    srv = RewardServer(reward, ServeConfig(port=0, request_timeout_s=1.0,
+                                           socket_timeout_s=30.0)).start()
+    try:
+        sock = socket.create_connection(srv.address, timeout=HANG_GUARD_S)
+        sock.sendall(b"POST /score HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+        sock.settimeout(0.2)
+        sent, answer = 0, b""
+        while sent < 100 and not answer:
+            try:
+                sock.sendall(b" ")
+                sent += 1
+                answer = sock.recv(4096)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 408") and sent < 100
+        assert request(srv.address, "POST", "/score",
+                       {"completions": [RIGHT], "integrands": ["x**2"]})[0] == 200
+    finally:
+        srv.drain()
+
+
+@pytest.mark.slow
+def test_connections_over_the_cap_get_503_at_once():
+    reward = AntiderivativeReward(workers=1)
+    srv = RewardServer(reward, ServeConfig(port=0, max_connections=2)).start()
+    idle = []
+    try:
+        idle = [socket.create_connection(srv.address) for _ in range(2)]
+        assert _eventually(lambda: srv.app.health()[1]["connections"] == 2)
+        status, body = request(srv.address, "POST", "/score",
+                               {"completions": [RIGHT], "integrands": ["x**2"]})
+        assert status == 503 and "max_connections" in body["error"]
+        for sock in idle:
+            sock.close()
+        assert _eventually(lambda: srv.app.health()[1]["connections"] == 0)
+        assert request(srv.address, "POST", "/score",
+                       {"completions": [RIGHT], "integrands": ["x**2"]})[0] == 200
+        assert srv.app.health()[1]["rejected_connections"] == 1
+    finally:
+        for sock in idle:
+            sock.close()
+        srv.drain()
+
+
+@pytest.mark.slow
+def test_a_token_is_required_when_set():
+    reward = AntiderivativeReward(workers=1)
+    config = ServeConfig(port=0, token="s3cret")
+    assert "s3cret" not in repr(config)
+    srv = RewardServer(reward, config).start()
+    body = {"completions": [RIGHT], "integrands": ["x**2"]}
+    try:
+        conn = http.client.HTTPConnection(*srv.address, timeout=HANG_GUARD_S)
+        conn.request("POST", "/score", body=json.dumps(body))
+        response = conn.getresponse()
+        assert response.status == 401 and response.getheader("WWW-Authenticate") == "Bearer"
+        conn.close()
+        for header in ("Bearer wrong", "Basic s3cret", "Bearer s3cret2", "s3cret"):
+            assert request(srv.address, "POST", "/score", body,
+                           headers={"Authorization": header})[0] == 401, header
+        assert request(srv.address, "GET", "/health")[0] == 401
+        assert request(srv.address, "POST", "/score", body,
+                       headers={"Authorization": "Bearer s3cret"})[0] == 200
+        assert request(srv.address, "GET", "/health",
+                       headers={"Authorization": "bearer s3cret"})[0] == 200
+    finally:
+        srv.drain()
+
+
+def test_the_token_comes_from_the_flag_else_the_environment():
+    from rewards.cli import build_parser
+    from rewards.cli.serve import serve_config
+
+    args = build_parser().parse_args(["serve"])
+    assert serve_config(args, {}).token is None
+    assert serve_config(args, {TOKEN_ENV: "from-env"}).token == "from-env"
+    args = build_parser().parse_args(["serve", "--token", "from-flag"])
+    assert serve_config(args, {TOKEN_ENV: "from-env"}).token == "from-flag"
+
+
+@pytest.mark.slow
+def test_drain_answers_every_connection_waiting_in_the_backlog():
+    # Never started: nothing accepts, so these connections sit in the kernel's
+    # listen backlog with their requests sent, as when SIGTERM lands while
+    # the accept loop is behind. Closing the listening socket would reset
+    # them; the drain accepts and answers each one.
+    reward = AntiderivativeReward(workers=1)
+    srv = RewardServer(reward, ServeConfig(port=0, drain_grace_s=0.2))
+    reward.score([RIGHT], ["x**2"])  # warm, so the answers do not wait for workers
+    socks = []
+    for k in range(5):
+        sock = socket.create_connection(srv.address, timeout=HANG_GUARD_S)
+        sock.sendall(_raw_post(srv.address, {"query": [rf"\boxed{{x^{k + 2}}}"],
+                                             "labels": [f"{k + 2}*x**{k + 1}"]}))
+        socks.append(sock)
+    address = srv.address
+    assert srv.drain()
+    for sock in socks:
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        assert response.status == 200 and json.loads(response.read())["rewards"] == [1.0]
+        assert response.getheader("Connection") == "close"
+        sock.close()
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(address, timeout=HANG_GUARD_S)
+
+
+@pytest.mark.slow
+def test_drain_answers_a_keep_alive_connections_next_request_with_503():
+    reward = faulty_reward(workers=2, timeout_s=10)
+    srv = RewardServer(reward, ServeConfig(port=0, drain_grace_s=0.2)).start()
+    body = {"completions": [RIGHT], "integrands": ["x**2"]}
+    kept = http.client.HTTPConnection(*srv.address, timeout=HANG_GUARD_S)
+    try:
+        assert request(srv.address, "POST", "/score", body, conn=kept)[0] == 200
+        slow = threading.Thread(target=request, args=(srv.address, "POST", "/score", {
+            "completions": [rf"\boxed{{{SLOW}3:x^3/3}}"], "integrands": ["x**2"]}))
+        slow.start()
+        assert _eventually(lambda: srv.app.health()[1]["inflight"] == 1)
+        drained: dict[str, bool] = {}
+        drainer = threading.Thread(target=lambda: drained.setdefault("ok", srv.drain()))
+        drainer.start()
+        assert _eventually(lambda: srv.app.draining)
+        kept.request("POST", "/score", body=json.dumps(body))
+        response = kept.getresponse()
+        assert response.status == 503 and response.getheader("Connection") == "close"
+        drainer.join(HANG_GUARD_S)
+        slow.join(HANG_GUARD_S)
+        assert drained == {"ok": True}
+    finally:
+        kept.close()
+
+
+@pytest.mark.slow
+def test_sigterm_under_one_connection_per_request_clients_loses_nothing(tmp_path):
+    # OpenRLHF >= 0.9.1's pattern: every request on a new connection, many in
+    # flight. Each attempt ends answered or refused (the server had stopped
+    # listening); none is reset after connecting.
+    proc = subprocess.Popen([sys.executable, "-m", "rewards", "serve", "--port", "0",
+                             "--workers", "1"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def client(k: int) -> None:
+        n = 0
+        while True:
+            n += 1
+            conn = http.client.HTTPConnection(*address, timeout=HANG_GUARD_S)
+            try:
+                conn.connect()
+            except ConnectionRefusedError:
+                with lock:
+                    outcomes.append("refused")
+                return
+            try:
+                body = {"query": [rf"\boxed{{{k} x^{n}}}"], "labels": [f"{k * n}*x**{n - 1}"]}
+                conn.request("POST", "/get_reward", body=json.dumps(body))
+                response = conn.getresponse()
+                kind = str(response.status) if json.loads(response.read()).get(
+                    "rewards") == [1.0] else f"{response.status} wrong"
+            except (OSError, http.client.HTTPException) as exc:
+                kind = f"reset {type(exc).__name__}"
+            finally:
+                conn.close()
+            with lock:
+                outcomes.append(kind)
+
+    try:
+        line = proc.stdout.readline()
+        port = int(line.split("http://127.0.0.1:", 1)[1].split()[0])
+        address = ("127.0.0.1", port)
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(2, 18)]
+        for thread in threads:
+            thread.start()
+        assert _eventually(lambda: len(outcomes) >= 32)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(HANG_GUARD_S) == 0
+        for thread in threads:
+            thread.join(HANG_GUARD_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert outcomes.count("refused") == 16
+    assert set(outcomes) == {"200", "refused"}, sorted(set(outcomes))

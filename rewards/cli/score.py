@@ -4,8 +4,9 @@ Only argparse wiring lives here; the work is in :mod:`rewards.offline.scoring`
 and :mod:`rewards.offline.ablation`, imported when a subcommand runs (so
 ``explain`` never imports pandas, pyarrow, Ray or matplotlib).
 
-Exit codes: 0 done, 2 bad setup (paths, columns, flags), 130 interrupted
-(the output is valid and holds every finished batch; rerun with --resume).
+Exit codes: 0 done, 2 bad setup (paths, columns, flags, a --resume under other
+reward settings), 130 interrupted (the output is valid and holds every
+finished batch; rerun with --resume).
 """
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ def _ablate(args: argparse.Namespace) -> int:
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register ``score`` and ``ablate`` on the main parser's subcommands."""
     from ..reward.config import RewardConfig
+    from ..reward.shaping import available_presets
 
     score = sub.add_parser(
         "score", formatter_class=DefaultsFormatter,
@@ -92,8 +94,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                               "(default: prompt, when the input has that column)")
     checking = score.add_argument_group("checking")
     checking.add_argument("--config", default=None,
-                          help="reward YAML (configs/reward/*.yaml), shaping YAML "
-                               "(configs/shaping/*.yaml) or a preset name")
+                          help="a reward YAML (like configs/reward/default.yaml), a shaping "
+                               "YAML (like rewards/reward/presets/*.yaml) or a preset name: "
+                               f"{', '.join(available_presets())} (default: default)")
     checking.add_argument("--workers", type=int, default=None,
                           help="checker processes (local) or actors (ray); default: all CPUs")
     checking.add_argument("--timeout", type=float, default=None,
@@ -108,7 +111,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--batch-size", type=int, default=256,
                      help="rows checked together and written at once")
     run.add_argument("--resume", action="store_true",
-                     help="skip rows already in OUTPUT and append the rest")
+                     help="skip rows already in OUTPUT and append the rest; refused (exit 2) "
+                          "if a setting that decides rewards differs from OUTPUT.meta.json")
     run.add_argument("--overwrite", action="store_true", help="replace an existing OUTPUT")
     run.add_argument("--limit", type=int, default=None, help="score only the first N rows")
     run.add_argument("--split", default=None, help="split of a datasets folder / hub dataset")

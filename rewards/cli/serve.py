@@ -2,24 +2,50 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 
+from ..reward.config import RewardConfig
 from .help import DefaultsFormatter
 
 EXIT_SETUP = 2
 
 
+def serve_config(args: argparse.Namespace, environ: dict[str, str] | None = None):
+    """The :class:`~rewards.serve.config.ServeConfig` of the command line; the
+    token from ``--token``, else from ``$REWARDS_SERVE_TOKEN``."""
+    from ..serve.config import TOKEN_ENV, ServeConfig
+
+    environ = os.environ if environ is None else environ
+    return ServeConfig(host=args.host, port=args.port,
+                       max_body_bytes=int(args.max_body_mb * 2**20), max_items=args.max_items,
+                       extra_logs=args.extra_logs, max_connections=args.max_connections,
+                       request_timeout_s=args.request_timeout,
+                       token=args.token or environ.get(TOKEN_ENV) or None)
+
+
+def _configure_logging() -> None:
+    # The server's own lines (clients that went away, CHECKER_ERROR, limits
+    # hit) with a time, on stderr; a host that set up logging keeps its own.
+    if logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger("rewards")
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
 def _serve(args: argparse.Namespace) -> int:
     from ..reward import AntiderivativeReward
-    from ..serve.config import ServeConfig
     from ..serve.server import serve
 
     overrides = {k: v for k, v in (("workers", args.workers), ("timeout_s", args.timeout))
                  if v is not None}
+    _configure_logging()
     try:
-        config = ServeConfig(host=args.host, port=args.port,
-                             max_body_bytes=int(args.max_body_mb * 2**20),
-                             max_items=args.max_items, extra_logs=args.extra_logs)
+        config = serve_config(args)
         reward = (AntiderivativeReward.from_config(args.config, **overrides) if args.config
                   else AntiderivativeReward(**overrides))
     except (ValueError, OSError) as exc:
@@ -35,7 +61,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    from ..serve.config import EXTRA_LOGS, ServeConfig
+    from ..serve.config import EXTRA_LOGS, TOKEN_ENV, ServeConfig
 
     defaults = ServeConfig()
     parser = sub.add_parser(
@@ -49,12 +75,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="address to bind; the default is loopback only (see "
                              "docs/security.md before binding wider)")
     parser.add_argument("--port", type=int, default=defaults.port, help="0: any free port")
-    parser.add_argument("--config", default=None, help="reward YAML (configs/reward/*.yaml)")
+    parser.add_argument("--config", default=None,
+                        help="reward YAML (like configs/reward/default.yaml)")
     parser.add_argument("--workers", type=int, default=None,
                         help="checker processes (default: the config's; null = cores / "
                              "LOCAL_WORLD_SIZE)")
     parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per check (default: the config's, 5)")
+                        help="seconds per check (default: the config's, "
+                             f"{RewardConfig.timeout_s:g})")
     parser.add_argument("--max-body-mb", type=float, default=defaults.max_body_bytes / 2**20,
                         help="larger request bodies get 413")
     parser.add_argument("--max-items", type=int, default=defaults.max_items,
@@ -62,4 +90,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--extra-logs", choices=EXTRA_LOGS, default=defaults.extra_logs,
                         help="/get_reward's per-sample extra_logs: omit them for OpenRLHF "
                              "0.8.x, whose HTTP client torch.cat's them (lists fail there)")
+    parser.add_argument("--max-connections", type=int, default=defaults.max_connections,
+                        help="open connections; one more gets 503")
+    parser.add_argument("--request-timeout", type=float, default=defaults.request_timeout_s,
+                        help="seconds from a request's first byte to its last (else 408)")
+    parser.add_argument("--token", default=None,
+                        help="require 'Authorization: Bearer TOKEN' (default: $"
+                             f"{TOKEN_ENV}, else no token; the variable keeps it out of ps)")
     parser.set_defaults(func=_serve)

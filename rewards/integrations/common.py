@@ -31,6 +31,21 @@ logger = logging.getLogger("rewards.integrations")
 # arguments of ours (OpenRLHF's reward_func); verl can pass reward_config.
 CONFIG_ENV = "INTEGRAL_REWARDS_CONFIG"
 
+# A value quoted in a log line (an integrand, a request line) is cut to this
+# many characters: a 40 KB label made a 40 KB warning per sample.
+LOG_VALUE_CHARS = 200
+
+
+def for_log(value: Any, limit: int = LOG_VALUE_CHARS) -> str:
+    """``repr(value)``, cut to ``limit`` characters with the full length said.
+
+    >>> for_log("x" * 1000, limit=20)
+    "'xxxxxxxxxxxxxxxxxx... (1002 chars)"
+    """
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 1]}... ({len(text)} chars)"
+
+
 _SHARED: dict[tuple[str | None, int | None], AntiderivativeReward] = {}
 _SHARED_LOCK = threading.Lock()
 
@@ -135,8 +150,8 @@ def sample_scores(outcomes: list[Outcome], null_reward: float,
 
 
 def log_checker_error(score: SampleScore, integrand: Any) -> None:
-    logger.warning("CHECKER_ERROR (%s) for integrand %r: reported as %s", score.reason,
-                   integrand, score.score)
+    logger.warning("CHECKER_ERROR (%s) for integrand %s: reported as %s", score.reason,
+                   for_log(integrand), score.score)
 
 
 def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integrand",

@@ -32,6 +32,11 @@ _POSITION = "__source_row__"
 ROW_ERROR_COLUMN = "row_error"
 _OWN_COLUMNS = frozenset((*RESULT_COLUMNS, ROW_KEY, ROW_ERROR_COLUMN))
 COMPLETION_FALLBACKS = ("completion", "response")
+# The reason of a row whose completion is null (a dump with a failed or
+# skipped generation): missing data, not a model that answered nothing, so
+# no verdict and reward null, counted apart in the summary. An empty string
+# is an answer: UNPARSEABLE like in training.
+COMPLETION_MISSING = "completion_missing"
 # Key of the whole-check time among the per-stage timings of the summary.
 TOTAL_STAGE = "(whole check)"
 
@@ -148,9 +153,12 @@ def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
     every other outcome.
     """
     shaping = reward.shaping
-    readable = [i for i, r in enumerate(rows) if ROW_ERROR_KEY not in r]
+    unread = {i for i, r in enumerate(rows) if ROW_ERROR_KEY in r}
+    absent = {i for i, r in enumerate(rows)
+              if i not in unread and is_missing(r.get(columns.completion))}
+    readable = [i for i in range(len(rows)) if i not in unread and i not in absent]
     outcomes = reward.score(
-        [None if is_missing(v := rows[i].get(columns.completion)) else v for i in readable],
+        [rows[i].get(columns.completion) for i in readable],
         [rows[i].get(columns.integrand) for i in readable],
         [_symbol(rows[i].get(columns.symbol)) if columns.symbol else None for i in readable])
     by_row = dict(zip(readable, outcomes, strict=True))
@@ -158,6 +166,12 @@ def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
     batch = ScoredBatch(rows=[])
     for i, row in enumerate(rows):
         outcome = by_row.get(i)
+        if i in absent:
+            batch.rows.append(_merge(row, {
+                ROW_KEY: row[_POSITION], "reward": None, "verdict": None, "confidence": None,
+                "verdict_stage": None, "reason": COMPLETION_MISSING, "extracted_answer": None,
+                "check_ms": 0.0}))
+            continue
         if outcome is None or not outcome.judged:
             # Not a model mistake: reward as the shaping says for our own
             # failures (None, no gradient, in every shipped preset).

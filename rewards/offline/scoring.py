@@ -24,6 +24,7 @@ from ..reward.metrics import group_has_signal, percentile
 from .backends import make_backend
 from .batch import (
     _POSITION,
+    COMPLETION_MISSING,
     ROW_ERROR_COLUMN,
     ROW_KEY,
     TOTAL_STAGE,
@@ -59,6 +60,7 @@ class ScoreSummary:
     rows: int = 0
     skipped: int = 0
     invalid_rows: int = 0
+    missing_completions: int = 0  # null completions: no verdict, in no count below
     cached: int = 0
     wall_s: float = 0.0
     interrupted: bool = False
@@ -87,7 +89,9 @@ class ScoreSummary:
     def _count(self, row: dict[str, Any]) -> None:
         if row.get(ROW_ERROR_COLUMN):
             self.invalid_rows += 1
-        if "verdict" in row:
+        if row.get("verdict") is None and row.get("reason") == COMPLETION_MISSING:
+            self.missing_completions += 1
+        elif "verdict" in row:
             self.verdicts[row["verdict"]] += 1
             if row["verdict"] != Verdict.CORRECT.value:
                 self.failures[f"{row['verdict']}/{row['reason']}"] += 1
@@ -118,7 +122,8 @@ class ScoreSummary:
         n_groups, flat = self.zero_variance_groups()
         return {
             "rows": self.rows, "skipped": self.skipped, "total_rows": self.total_rows,
-            "invalid_rows": self.invalid_rows, "wall_s": round(self.wall_s, 3),
+            "invalid_rows": self.invalid_rows,
+            "missing_completions": self.missing_completions, "wall_s": round(self.wall_s, 3),
             "rows_per_s": round(self.rows_per_s, 3), "interrupted": self.interrupted,
             "cached": self.cached, "verdicts": dict(self.verdicts),
             "reward_mean": statistics.fmean(self.rewards) if self.rewards else None,
@@ -139,13 +144,17 @@ class ScoreSummary:
         if self.invalid_rows:
             lines.append(f"{self.invalid_rows} input rows could not be read (CHECKER_ERROR "
                          f"invalid_row, reward None)")
+        if self.missing_completions:
+            lines.append(f"{self.missing_completions} rows have a null completion (missing "
+                         f"data: no verdict, reward null, left out of every count below)")
         if self.interrupted:
             lines.append("INTERRUPTED: the output holds every finished batch; "
                          "rerun with --resume to continue")
         lines += ["", f"{'verdict':<16}{'count':>8}{'%':>8}"]
+        judged = sum(self.verdicts.values())
         for verdict in Verdict:
             count = self.verdicts.get(verdict.value, 0)
-            share = 100 * count / self.total_rows if self.total_rows else 0.0
+            share = 100 * count / judged if judged else 0.0
             lines.append(f"{verdict.value:<16}{count:>8}{share:>8.1f}")
         if self.rewards:
             std = statistics.pstdev(self.rewards)
@@ -289,12 +298,92 @@ def meta_path(output: str | Path) -> Path:
     return Path(str(output) + ".meta.json")
 
 
-def _write_meta(output: Path, options: ScoreOptions, columns: Columns, reward: Any) -> None:
-    settings = reward.config.to_dict()
-    meta = {"input": options.input, "output": str(output), "columns": asdict(columns),
-            "config": options.config, "shaping": reward.shaping.to_dict(),
-            "reward_config": settings, "backend": options.backend}
-    meta_path(output).write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
+def _meta(options: ScoreOptions, output: Path, columns: Columns, reward: Any) -> dict[str, Any]:
+    meta = {"input": options.input, "split": options.split, "output": str(output),
+            "columns": asdict(columns), "config": options.config,
+            "shaping": reward.shaping.to_dict(), "reward_config": reward.config.to_dict(),
+            "backend": options.backend}
+    return json.loads(json.dumps(meta, default=str))  # as it reads back from the file
+
+
+def _write_meta(output: Path, meta: dict[str, Any]) -> None:
+    meta_path(output).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+
+# Reward config keys that change how a run goes, not what any row's verdict
+# or reward is: a resumed run may change them. Every other key (a new one
+# too, until it is listed here) must match the run being continued. The
+# shaping is compared by its values (reward_config's ``shaping`` is how it
+# was named: a preset, a path); null_reward is only for the stacks that
+# cannot take None (verl, OpenRLHF, the server), never written offline.
+_RUN_ONLY_KEYS = frozenset({
+    "name", "shaping", "workers", "chunk_size", "memory_limit_mb", "cache_size",
+    "max_tasks_per_worker_pool", "max_worker_rss_mb", "watchdog_margin_s",
+    "idle_timeout_s", "trace_path", "trace_max_bytes", "trace_backups", "null_reward"})
+# Columns that decide a row's reward (the group and prompt only feed the
+# summary and the traces).
+_DECIDING_COLUMNS = ("completion", "integrand", "symbol")
+_ABSENT = "(absent)"
+
+
+def _deciding_settings(meta: dict[str, Any]) -> dict[str, Any]:
+    """What decides the rows' rewards, flat: the input, its split, the
+    columns read, the shaping's values and the reward's checking settings."""
+    columns = meta.get("columns") or {}
+    shaping = {k: v for k, v in (meta.get("shaping") or {}).items() if k != "name"}
+    config = meta.get("reward_config") or {}
+    out: dict[str, Any] = {"input": meta.get("input"), "split": meta.get("split"),
+                           "shaping": shaping}
+    out.update({f"{name}_column": columns.get(name, _ABSENT) for name in _DECIDING_COLUMNS})
+    out.update({k: v for k, v in config.items() if k not in _RUN_ONLY_KEYS})
+    return out
+
+
+def _same_input(old: Any, new: Any) -> bool:
+    if old == new:
+        return True
+    try:  # the same file named from another directory
+        return old is not None and new is not None and Path(old).resolve() == Path(new).resolve()
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def _shown(key: str, value: Any, meta: dict[str, Any]) -> str:
+    if key == "shaping":
+        return str((meta.get("shaping") or {}).get("name", "custom"))
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_resumable(output: Path, meta: dict[str, Any]) -> None:
+    """Refuse to continue ``output`` under settings that decide rewards
+    differently from the run that started it: the rows would mix two runs
+    (another shaping, another completion column...). Raises
+    :class:`ScoringError` naming the differing keys; the output is untouched."""
+    path = meta_path(output)
+    if not path.exists():
+        if output.exists():
+            raise ScoringError(f"--resume: {path.name} is missing, so the settings {output} "
+                               f"was scored with are unknown; pass --overwrite to start over")
+        return
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(earlier, dict):
+            raise ValueError("not a mapping")
+    except ValueError as exc:
+        raise ScoringError(f"--resume: {path} is unreadable ({exc}); pass --overwrite to "
+                           f"start over") from exc
+    old, new = _deciding_settings(earlier), _deciding_settings(meta)
+    differing = []
+    for key in sorted(set(old) | set(new), key=list({**old, **new}).index):
+        before, after = old.get(key, _ABSENT), new.get(key, _ABSENT)
+        if before == after or (key == "input" and _same_input(before, after)):
+            continue
+        differing.append(f"{key} ({_shown(key, before, earlier)} -> {_shown(key, after, meta)})")
+    if differing:
+        raise ScoringError(f"--resume: {output} was scored with other settings: "
+                           f"{', '.join(differing)}; rerun with the same settings, or "
+                           f"--overwrite to start over")
 
 
 def _warn_invalid_rows(scored: ScoredBatch, seen: int) -> None:
@@ -346,6 +435,13 @@ def run_score(options: ScoreOptions, *, stream: Any = None) -> ScoreSummary:
                               reward.config.integrand_column,
                               reward.config.symbol_column, options.group_column,
                               reward_name=None if options.integrand_column else reward.__name__)
+    meta = _meta(options, output, columns, reward)
+    if options.resume:
+        try:  # before anything is written, or a torn last line cut
+            check_resumable(output, meta)
+        except ScoringError:
+            reward.close()
+            raise
     trace_path = options.trace_path or reward.config.trace_path
     tracer = None
     if trace_path:
@@ -360,7 +456,7 @@ def run_score(options: ScoreOptions, *, stream: Any = None) -> ScoreSummary:
     except InputError as exc:
         reward.close()
         raise ScoringError(str(exc)) from exc
-    _write_meta(output, options, columns, reward)
+    _write_meta(output, meta)
     total = source.num_rows
     if options.limit is not None:
         total = min(total, options.limit) if total is not None else options.limit

@@ -19,15 +19,20 @@ gets CHECKER_ERROR.
 from __future__ import annotations
 
 import math
+import multiprocessing.util
 import os
+import signal
+import sys
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import loky.reusable_executor
 from loky import get_reusable_executor
 from loky.process_executor import BrokenProcessPool, ShutdownExecutorError
 
@@ -107,12 +112,71 @@ def worker_memory_limit_mb(configured: int | None, workers: int) -> int | None:
     return int(min(int(configured), max(MIN_WORKER_MEMORY_MB, share)))
 
 
-def _init_worker(memory_limit_mb: int | None) -> None:
-    import signal
+# -- workers die with the process that started them -------------------------
+# A host killed by SIGTERM (torchrun, Ray, SLURM) or SIGKILL runs no cleanup,
+# and a loky worker would sit idle until its 600 s timeout; loky's resource
+# tracker reads a pipe the workers hold open, so it lingers as long as they do.
+# Each worker therefore watches its parent and exits when it is gone.
+#
+# Linux tells a child when its parent goes (PR_SET_PDEATHSIG), but "parent"
+# means the *thread* that forked it: loky forks from whichever thread submits
+# (the reward's batcher thread, which ends after every batch) or from its
+# manager thread, and a plain SIGKILL death signal killed the workers after
+# every call. So the signal only wakes a handler that exits if the parent
+# *process* changed (os.getppid() names the process, not the thread); when
+# one thread of the host exits, the kernel hands the child to another and
+# the signal is sent again at that one's exit. Elsewhere a daemon thread
+# polls os.getppid().
+_PR_SET_PDEATHSIG = 1
+_PARENT_GONE_SIGNAL = getattr(signal, "SIGUSR1", None)
+_PARENT_POLL_S = 0.5
+_PARENT_GONE_EXIT_CODE = 3
 
+
+def _exit_if_orphaned(parent_pid: int) -> None:
+    if os.getppid() != parent_pid:
+        # _exit: no atexit hooks or queue flushes, which may wait on the
+        # parent that is gone.
+        os._exit(_PARENT_GONE_EXIT_CODE)
+
+
+def _set_parent_death_signal(sig: int) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent_pid: int | None) -> None:
+    """Exit this worker when ``parent_pid`` (the process that started it) is gone."""
+    parent_pid = parent_pid or os.getppid()
+    if _PARENT_GONE_SIGNAL is not None:
+        # The handler first: the death signal's default action would end
+        # the worker at the exit of the thread that forked it.
+        signal.signal(_PARENT_GONE_SIGNAL, lambda *_: _exit_if_orphaned(parent_pid))
+        if _set_parent_death_signal(_PARENT_GONE_SIGNAL):
+            _exit_if_orphaned(parent_pid)  # it may have died before the signal was set
+            return
+        signal.signal(_PARENT_GONE_SIGNAL, signal.SIG_DFL)
+
+    def poll() -> None:
+        while True:
+            _exit_if_orphaned(parent_pid)
+            time.sleep(_PARENT_POLL_S)
+
+    threading.Thread(target=poll, name="rewards-parent-watch", daemon=True).start()
+
+
+def _init_worker(memory_limit_mb: int | None, parent_pid: int | None = None) -> None:
     # Ctrl-C belongs to the trainer: a worker must not die half-way through
     # a chunk on the terminal's SIGINT; the parent kills the pool instead.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch_parent(parent_pid)
     if memory_limit_mb:
         import resource
 
@@ -189,6 +253,46 @@ def failure_result(verdict: Verdict, stage: str, reason: str, **data: Any) -> Ch
                        {"reason": reason, **data})
 
 
+# -- the host's side: no pool outlives its process or crosses a fork ---------
+_LIVE_POOLS: weakref.WeakSet = weakref.WeakSet()
+_exit_hook_pid: int | None = None
+
+
+def _kill_workers_at_exit() -> None:
+    for pool in list(_LIVE_POOLS):
+        pool._abandon()
+
+
+def _ensure_exit_hook() -> None:
+    # A multiprocessing child skips atexit: its only exit path runs these
+    # finalizers and then joins every child process, so a pool still open
+    # there (a reward used without close()) blocked it until the workers'
+    # idle timeout. The registry starts empty in each child, hence per pid.
+    global _exit_hook_pid
+    if _exit_hook_pid != os.getpid():
+        _exit_hook_pid = os.getpid()
+        multiprocessing.util.Finalize(None, _kill_workers_at_exit, exitpriority=100)
+
+
+def _forget_inherited_pools() -> None:
+    # In a forked child the executor belongs to the parent: its workers and
+    # queues are the parent's, so submitting there sent the child's checks
+    # to the parent's workers (the child timed out) and killing it killed
+    # them. Drop the reference; the child starts its own on first use.
+    for pool in list(_LIVE_POOLS):
+        pool._executor = None
+        pool._samples_since_start = 0
+    # loky caches an executor per thread, and the forking thread's cache
+    # came along with the fork.
+    storage = getattr(loky.reusable_executor, "_executor_storage", None)
+    if storage is not None:
+        storage.executor = storage.executor_kwargs = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_inherited_pools)
+
+
 @dataclass
 class _Task:
     indices: list[int]
@@ -235,6 +339,7 @@ class CheckPool:
         self._last_used = 0.0
         self._samples_since_start = 0
         self._cancelled = threading.Event()
+        _LIVE_POOLS.add(self)
 
     # -- executor lifecycle ------------------------------------------------
     def _get_executor(self):
@@ -242,8 +347,9 @@ class CheckPool:
         if self._executor is None or stale or _unusable(self._executor):
             self._executor = get_reusable_executor(
                 max_workers=self.workers, timeout=self.idle_timeout_s,
-                initializer=_init_worker, initargs=(self.memory_limit_mb,), env=_WORKER_ENV,
-                reuse="auto")
+                initializer=_init_worker, initargs=(self.memory_limit_mb, os.getpid()),
+                env=_WORKER_ENV, reuse="auto")
+            _ensure_exit_hook()
             self._warm(self._executor)
         self._last_used = time.monotonic()
         return self._executor
@@ -268,6 +374,23 @@ class CheckPool:
     def close(self) -> None:
         """Stop the workers (the next :meth:`run` starts fresh ones)."""
         self.kill()
+
+    def _abandon(self) -> None:
+        """Kill the workers without loky's hand-shake or any join: at exit no
+        one waits for a result, and a wedged manager thread must not hold
+        the process (multiprocessing reaps the dead workers after this)."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        for process in list(getattr(executor, "_processes", {}).values()):
+            try:
+                process.kill()
+            except (OSError, ValueError, AttributeError):
+                pass
+        try:
+            executor.shutdown(wait=False, kill_workers=True)
+        except Exception:  # noqa: BLE001 - exiting; nothing to save
+            pass
 
     def cancel(self) -> None:
         """Stop the call in progress (from another thread): its unfinished

@@ -133,7 +133,8 @@ def build_dataset(
     """Return a ``datasets.Dataset`` ready for ``GRPOTrainer``.
 
     Adds a conversational ``"prompt"`` column built from ``integrand_column`` (and
-    ``symbol_column`` when given, else ``default_symbol``) and keeps every other
+    ``symbol_column`` when given, else the variable the reward infers from the
+    integrand, ``default_symbol`` for one with none) and keeps every other
     column, so the reward receives ``integrand`` (and the symbol column) as
     keyword arguments. Rows with an empty integrand are dropped. ``max_samples``
     takes a shuffled subset. If ``tokenizer`` and ``max_prompt_tokens`` are given,
@@ -149,9 +150,14 @@ def build_dataset(
     if max_samples is not None and max_samples < len(ds):
         ds = ds.shuffle(seed=seed).select(range(max_samples))
 
+    from rewards import CheckRequest, infer_variable
+
+    request = CheckRequest(default_symbol=default_symbol)
+
     def to_prompt(row: dict) -> dict:
-        symbol = str(row[symbol_column]).strip() if symbol_column and row[symbol_column] else default_symbol
         integrand = str(row[integrand_column]).strip()
+        symbol = (str(row[symbol_column]).strip() if symbol_column and row[symbol_column]
+                  else infer_variable(integrand, request)[0])
         return {
             integrand_column: integrand,
             "prompt": make_prompt(integrand, symbol, system_prompt=system_prompt),
@@ -291,8 +297,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     data.add_argument("--split", default="train")
     data.add_argument("--integrand-column", default="integrand")
-    data.add_argument("--symbol-column", default=None, help="column with the integration variable (default: x)")
-    data.add_argument("--default-symbol", default="x", help="integration variable when there is no symbol column")
+    data.add_argument("--symbol-column", default=None,
+                      help="column with the integration variable (default: the integrand's own)")
+    data.add_argument("--default-symbol", default="x",
+                      help="integration variable of an integrand with none, and the second "
+                           "preference (after x) among several")
     data.add_argument("--max-samples", type=int, default=None, help="train on a random subset of this size")
     data.add_argument(
         "--max-prompt-tokens", type=int, default=None, help="drop prompts longer than this (after the chat template)"
@@ -376,7 +385,7 @@ def main(argv: Sequence[str] | None = None, *, reward_funcs: Sequence[Callable] 
         reward_kwargs={
             "integrand_column": args.integrand_column,
             "symbol_column": args.symbol_column,
-            "symbol": None if args.default_symbol == "x" else args.default_symbol,
+            "default_symbol": args.default_symbol,
         },
         reward_funcs=reward_funcs,
     )

@@ -19,6 +19,7 @@ from .check import (
     StageRecord,
     Verdict,
     check_antiderivative,
+    infer_variable,
 )
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "StageRecord",
     "Verdict",
     "check_antiderivative",
+    "infer_variable",
 ]
 
 

@@ -123,7 +123,7 @@ FORKED = textwrap.dedent(r"""
         proc.kill()
     after = reward.score([r"\boxed{x^4/4}"], ["x**3"])[0].verdict
     print("RESULT", parent_first, stuck, proc.exitcode, after, parent_workers <= workers(),
-          reward.runtime_stats()["pool_crashes"], flush=True)
+          reward.runtime_stats()["crashes"], flush=True)
     reward.close()
 """)
 
@@ -164,4 +164,4 @@ def test_workers_outlive_the_threads_that_started_them():
         outcomes = reward.score([r"\boxed{x^7}"], ["7*x**6"])
         assert outcomes[0].verdict == "CORRECT"
         assert set(reward._pool.stats.worker_rss_mb) == pids
-        assert reward.runtime_stats()["pool_crashes"] == 0
+        assert reward.runtime_stats()["crashes"] == 0

@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rewards import Confidence, RewardConfig, Verdict, check_antiderivative, prompts
-from rewards.check import is_no_answer
-from rewards.check.prepare.variable import infer_variable
+from rewards.check import infer_variable, is_no_answer
 
 INTEGRAND_KEYS = ("integrand", "integrand_sympy")
 SYMBOL_KEYS = ("variable", "symbol")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .memo import JudgementMemo
 from .pipeline import check_antiderivative
+from .prepare.variable import infer_variable
 from .request import CheckRequest
 from .result import (
     NO_ANSWER_REASONS,
@@ -35,5 +36,6 @@ __all__ = [
     "StageRecord",
     "Verdict",
     "check_antiderivative",
+    "infer_variable",
     "is_no_answer",
 ]

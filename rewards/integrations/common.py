@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..check import infer_variable
 from ..check.result import Confidence, Verdict
-from ..reward import AntiderivativeReward, Outcome
+from ..reward import AntiderivativeReward, Outcome, RewardConfig
 from ..reward.shaping import OutcomeClass, classify
 
 logger = logging.getLogger("rewards.integrations")
@@ -155,23 +156,26 @@ def log_checker_error(score: SampleScore, integrand: Any) -> None:
 
 
 def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integrand",
-                    variable_column: str | None = "variable", split: str | None = None
-                    ) -> Iterator[tuple[str, str]]:
+                    variable_column: str | None = "variable", split: str | None = None,
+                    config: RewardConfig | None = None) -> Iterator[tuple[str, str]]:
     """``(integrand, variable)`` for every row of a dataset with an integrand
     (any input ``python -m rewards score`` reads: .jsonl, .parquet, .csv, a
-    datasets folder, a Hub name); rows without one are skipped, a missing
-    variable is ``x``. What the stacks' datasets are built from (verl's
+    datasets folder, a Hub name); rows without one are skipped. A missing
+    variable is the one the reward would infer under ``config`` (the
+    integrand's own: t for ``cos(t)``), so a prompt names the variable the
+    answer is checked in. What the stacks' datasets are built from (verl's
     parquet, the verifiers taskset).
 
     >>> import json, tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
     >>> _ = path.write_text("\\n".join(json.dumps(r) for r in
-    ...     [{"integrand": "x**2"}, {"integrand": ""}, {"integrand": "cos(t)", "variable": "t"}]))
+    ...     [{"integrand": "x**2"}, {"integrand": ""}, {"integrand": "cos(t)"}]))
     >>> list(iter_integrands(path))
     [('x**2', 'x'), ('cos(t)', 't')]
     """
     from ..offline.io import is_missing, open_input
 
+    request = (config or RewardConfig()).check_request()
     data = open_input(source, split=split)
     if integrand_column not in data.columns:
         raise ValueError(f"{source}: no column {integrand_column!r}; columns: {data.columns}")
@@ -180,7 +184,8 @@ def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integ
             integrand = row.get(integrand_column)
             if is_missing(integrand) or not str(integrand).strip():
                 continue
+            integrand = str(integrand).strip()
             variable = row.get(variable_column) if variable_column else None
-            yield (str(integrand).strip(),
-                   "x" if is_missing(variable) or not str(variable).strip()
-                   else str(variable).strip())
+            if is_missing(variable) or not str(variable).strip():
+                variable = infer_variable(integrand, request)[0]
+            yield integrand, str(variable).strip()

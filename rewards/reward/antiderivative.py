@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import logging
 import threading
 import weakref
 from collections import OrderedDict
@@ -36,7 +37,10 @@ from .pool import CheckPool, Job, failure_result
 from .shaping import RewardShaping
 from .trace import TraceWriter, should_trace, trace_record
 
+logger = logging.getLogger(__name__)
 _LIVE: weakref.WeakSet = weakref.WeakSet()
+# Integrands already warned about (several free symbols, none given): once each.
+_MAX_WARNED = 10_000
 # Keyword arguments TRL adds to the dataset columns.
 _TRL_KWARGS = ("trainer_state", "log_extra", "log_metric")
 
@@ -106,6 +110,7 @@ class AntiderivativeReward:
         self._trace = (TraceWriter(cfg.trace_path, cfg.trace_max_bytes, cfg.trace_backups)
                        if cfg.trace_path else None)
         self._batch_index = itertools.count(1)
+        self._warned: set[str] = set()
         self.last_metrics: dict[str, float] = {}
         _LIVE.add(self)
 
@@ -311,7 +316,21 @@ class AntiderivativeReward:
                 cached = job in hits or job in seen_fresh
                 seen_fresh.add(job)
                 outcomes[i] = self._outcome(result, answers[i], job.integrand, job.symbol, cached)
+                self._warn_if_ambiguous(result, job.integrand)
         return outcomes  # type: ignore[return-value]
+
+    def _warn_if_ambiguous(self, result: CheckResult, integrand: str) -> None:
+        # A row with several free symbols and no variable: the checker chose
+        # one (x, then default_symbol); say so once per integrand, since a
+        # wrong choice scores every right answer as WRONG.
+        if result.detail.get("variable_from") != "ambiguous" or integrand in self._warned:
+            return
+        if len(self._warned) < _MAX_WARNED:
+            self._warned.add(integrand)
+        logger.warning("%s: integrand %s has several free symbols and no variable was given; "
+                       "checked in %r (set symbol_column or symbol)", self.__name__,
+                       integrand if len(integrand) <= 200 else integrand[:200] + "...",
+                       result.detail.get("variable"))
 
     def _outcome(self, result: CheckResult, extracted: str | None, integrand: str,
                  symbol: str | None, cached: bool = False) -> Outcome:

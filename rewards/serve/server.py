@@ -400,6 +400,53 @@ def _drop_new_connections(sock: socket.socket) -> bool:
     return True
 
 
+class _Closer:
+    """Closes rejected connections once their client stopped sending (or
+    after ``linger_s``), on one daemon thread, so the accepting thread never
+    waits; past ``backlog`` waiting sockets, new ones are closed at once."""
+
+    def __init__(self, linger_s: float = 2.0, backlog: int = 1024) -> None:
+        self.linger_s, self.backlog = linger_s, backlog
+        self._waiting: dict[socket.socket, float] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def hand_over(self, sock: socket.socket) -> None:
+        with self._lock:
+            if len(self._waiting) >= self.backlog:
+                sock.close()
+                return
+            self._waiting[sock] = time.monotonic() + self.linger_s
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="reward-server-closer",
+                                                daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if not self._waiting:
+                    self._thread = None
+                    return
+                socks = list(self._waiting)
+            readable, _, _ = select.select(socks, [], [], 0.1)
+            now = time.monotonic()
+            for sock in socks:
+                done = now > self._waiting[sock]
+                if sock in readable:
+                    try:
+                        done = done or not sock.recv(_READ_CHUNK)
+                    except OSError:
+                        done = True
+                if done:
+                    with self._lock:
+                        self._waiting.pop(sock, None)
+                    sock.close()
+
+
+_CLOSER = _Closer()
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True  # draining waits for requests, not for idle keep-alive threads
     allow_reuse_address = True
@@ -408,13 +455,17 @@ class _Server(ThreadingHTTPServer):
     def process_request(self, request, client_address) -> None:
         if not self.app.connection_opened(request):
             # Over the cap: answer from this thread, without reading the
-            # request (a fresh socket's send buffer takes these bytes at once).
+            # request (a fresh socket's send buffer takes these bytes at once),
+            # then let the closer read what the client still sends: closing
+            # with its request unread would reset the connection, and the
+            # client would see the reset instead of the 503.
             with contextlib.suppress(OSError):
                 request.settimeout(0)
                 request.sendall(_busy_response(self.app.config.max_connections))
-                with contextlib.suppress(OSError):
-                    request.recv(_READ_CHUNK)  # unread input would turn close into a reset
-            self.shutdown_request(request)
+                request.shutdown(socket.SHUT_WR)
+                _CLOSER.hand_over(request)
+                return
+            request.close()
             return
         super().process_request(request, client_address)
 

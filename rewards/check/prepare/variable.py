@@ -5,8 +5,9 @@ names no variable. Integrating ``sin(t)`` in x then rejects every right
 answer (``-cos(t)`` holds a stray t): a silent zero. So a missing variable
 is inferred from the integrand: its single free symbol; with several
 (``a*t``, ``sin(x*y)``), ``x`` if it is one of them, then the configured
-``default_symbol``, then the first name alphabetically; with none (``1``),
-``default_symbol``. The choice and how it was made are kept in the verdict's
+``default_symbol``, then the letters books use for a variable (t, u, v, ...;
+a, b, c, k, n are a table's parameters), then the first name alphabetically;
+with none (``1``), ``default_symbol``. The choice and how it was made are kept in the verdict's
 detail (``variable``, ``variable_from``: ``integrand`` | ``ambiguous`` |
 ``default``), so a caller can warn about ambiguous rows.
 """
@@ -24,19 +25,25 @@ from ..request import CheckRequest
 from ..result import Verdict
 
 
+# Names that are a variable more often than a parameter, in that order.
+_VARIABLE_LETTERS = ("t", "u", "v", "y", "z", "s", "r", "w", "theta", "phi")
+
+
 def choose_variable(names: set[str], default: str) -> tuple[str, str]:
     """(variable, how it was chosen) among the integrand's free symbols.
 
     >>> choose_variable({"t"}, "x"), choose_variable({"a", "x"}, "x")
     (('t', 'integrand'), ('x', 'ambiguous'))
-    >>> choose_variable(set(), "x"), choose_variable({"b", "a"}, "u")
-    (('x', 'default'), ('a', 'ambiguous'))
+    >>> choose_variable({"a", "t"}, "x"), choose_variable(set(), "x")
+    (('t', 'ambiguous'), ('x', 'default'))
+    >>> choose_variable({"b", "a"}, "u")
+    ('a', 'ambiguous')
     """
     if len(names) == 1:
         return next(iter(names)), "integrand"
     if not names:
         return default, "default"
-    for preferred in ("x", default):
+    for preferred in ("x", default, *_VARIABLE_LETTERS):
         if preferred in names:
             return preferred, "ambiguous"
     return sorted(names)[0], "ambiguous"

@@ -24,7 +24,6 @@ from ..parse.names import valid_variable_name
 from ..request import CheckRequest
 from ..result import Verdict
 
-
 # Names that are a variable more often than a parameter, in that order.
 _VARIABLE_LETTERS = ("t", "u", "v", "y", "z", "s", "r", "w", "theta", "phi")
 

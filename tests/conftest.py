@@ -46,3 +46,31 @@ def running(pid: int) -> bool:
 def lenient(monkeypatch):
     """Strict mode off: a bug of ours is a CHECKER_ERROR verdict again."""
     monkeypatch.delenv(STRICT_ENV, raising=False)
+
+
+# Doctests whose examples start a worker pool (a doctest item takes no marker
+# of its own): slow, like every test that starts a pool or a server.
+POOL_DOCTESTS = ("rewards.reward.antiderivative", "rewards.integrations.verl")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if type(item).__name__ == "DoctestItem" and item.name.startswith(POOL_DOCTESTS):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _pools_and_servers_only_in_slow_tests(request, monkeypatch):
+    # `-m "not slow"` is the fast inner loop: a test that starts worker
+    # processes or a server must say so, or it fails here.
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    from rewards.reward import pool
+    from rewards.serve import server
+
+    def refuse(*args, **kwargs):
+        pytest.fail(f"{request.node.nodeid} starts a worker pool or a server: mark it "
+                    f"@pytest.mark.slow", pytrace=False)
+
+    monkeypatch.setattr(pool.CheckPool, "_get_executor", refuse)
+    monkeypatch.setattr(server.RewardServer, "start", refuse)

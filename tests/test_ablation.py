@@ -141,6 +141,7 @@ def test_missing_columns_are_reported(tmp_path):
     assert cli.main(["ablate", str(path), "--output-dir", str(tmp_path / "o")]) == 2
 
 
+@pytest.mark.slow
 def test_score_then_ablate_from_the_command_line(tmp_path, capsys):
     # 50 self-written rows, 10 groups of 5: the group column recorded by
     # `score` is picked up by `ablate`.

@@ -164,6 +164,7 @@ def reward():
         yield r
 
 
+@pytest.mark.slow
 def test_threads_calling_the_reward_are_checked_together(reward):
     # Hold the first batch until every other thread's call is queued.
     gate = threading.Event()
@@ -201,6 +202,7 @@ def test_threads_calling_the_reward_are_checked_together(reward):
     assert results == {i: [expected] for i, (_, _, expected) in enumerate(CASES)}
 
 
+@pytest.mark.slow
 def test_ascore_from_an_event_loop(reward):
     async def main():
         return await asyncio.gather(*(reward.ascore([c], [f]) for c, f, _ in CASES[:3]))
@@ -235,6 +237,7 @@ def test_memory_cap_is_the_ranks_share_of_the_memory(monkeypatch):
     assert pool_module.worker_memory_limit_mb(3072, 16) == pool_module.MIN_WORKER_MEMORY_MB
 
 
+@pytest.mark.slow
 def test_reward_with_local_world_size_set(monkeypatch):
     cpus = pool_module.available_cpus()
     monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")

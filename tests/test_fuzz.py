@@ -42,11 +42,12 @@ HARD_INTEGRAND = "x*exp(x)*cos(x)"  # no random text is an antiderivative of thi
 # Code strings that legitimately reach eval/exec while a check runs: number
 # tokens the LaTeX lexer already validated (latex2sympy2_extended builds them
 # with sympy.Number(text), i.e. sympify -> eval of "Integer (2 )"), lambdify's
-# namespace imports, and the standard library's code generation for
-# dataclasses and namedtuples of lazily imported modules.
+# namespace imports, the standard library's code generation for dataclasses
+# and namedtuples of lazily imported modules, and SymPy's generated monomial
+# arithmetic of a polynomial ring (the normal form's, built once per size).
 _ALLOWED_CODE = re.compile(
     r"(?:Integer|Float) \('?[0-9.]+'? \)|from [\w.]+ import \*|import [\w., ]+"
-    r"|def __create_fn__\(.*|lambda _cls, .*", re.S)
+    r"|def __create_fn__\(.*|lambda _cls, .*|def monomial_\w+\(A, [Bk, ]+\):.*", re.S)
 _NUMBER_TOKEN = re.compile(r"[0-9][0-9.,]*|\.[0-9]+")
 
 
@@ -204,39 +205,55 @@ def test_boxed_answer_is_found_exactly(before, answer, after):
 
 
 # --- LaTeX canonicalization and parsing -----------------------------------------
-@FUZZ
-@given(text=any_text)
-def test_latex_pipeline_raises_only_parse_failure(text):
-    rules: list[str] = []
-    try:
-        with no_eval():
-            canonical = canonicalize_latex(text, rules)
-    except ParseFailure:
-        return
-    assert isinstance(canonical, str) and all(isinstance(r, str) for r in rules)
-    try:
-        with no_eval():
-            expr = parse_latex(canonical, "x")
-    except ParseFailure:
-        return
-    assert isinstance(expr, sp.Expr)
+def test_latex_pipeline_raises_only_parse_failure():
+    reached: list[int] = []
+
+    @FUZZ
+    @given(text=any_text | latex_grammar)  # random text, and text that parses
+    def prop(text):
+        rules: list[str] = []
+        try:
+            with no_eval():
+                canonical = canonicalize_latex(text, rules)
+        except ParseFailure:
+            return
+        assert isinstance(canonical, str) and all(isinstance(r, str) for r in rules)
+        try:
+            with no_eval():
+                expr = parse_latex(canonical, "x")
+        except ParseFailure:
+            return
+        reached.append(1)
+        assert isinstance(expr, sp.Expr)
+
+    prop()
+    # A floor: most examples may stop early; enough must reach the assert.
+    assert len(reached) >= 14, len(reached)
 
 
-@FUZZ
-@given(text=latex_grammar)
-def test_latex_grammar_canonicalization_is_stable(text):
-    # Canonical text is in the parser's dialect: canonicalizing it again must
-    # not change what it means.
-    try:
-        once = canonicalize_latex(text, [])
-        first = parse_latex(once, "x")
-    except ParseFailure:
-        return
-    try:
-        second = parse_latex(canonicalize_latex(once, []), "x")
-    except ParseFailure as exc:  # pragma: no cover - a failure is the finding
-        raise AssertionError(f"{text!r} -> {once!r} no longer parses: {exc.reason}") from None
-    assert sp.expand(first - second) == 0, (text, once, first, second)
+def test_latex_grammar_canonicalization_is_stable():
+    reached: list[int] = []
+
+    @FUZZ
+    @given(text=latex_grammar)
+    def prop(text):
+        # Canonical text is in the parser's dialect: canonicalizing it again must
+        # not change what it means.
+        try:
+            once = canonicalize_latex(text, [])
+            first = parse_latex(once, "x")
+        except ParseFailure:
+            return
+        try:
+            second = parse_latex(canonicalize_latex(once, []), "x")
+        except ParseFailure as exc:  # pragma: no cover - a failure is the finding
+            raise AssertionError(f"{text!r} -> {once!r} no longer parses: {exc.reason}") from None
+        reached.append(1)
+        assert sp.expand(first - second) == 0, (text, once, first, second)
+
+    prop()
+    # A floor: most examples may stop early; enough must reach the assert.
+    assert len(reached) >= 30, len(reached)
 
 
 def _same_value(a: sp.Expr, b: sp.Expr) -> bool:
@@ -251,36 +268,44 @@ def _same_value(a: sp.Expr, b: sp.Expr) -> bool:
     return True
 
 
-@FUZZ
-@given(text=latex_grammar)
-def test_plain_expression_path_reads_like_the_grammar(text):
-    # The cheaper path (latex_fast) must give what the grammar gives. (What
-    # it accepts is bounded by the safe SymPy-syntax parser's guards, which
-    # may accept a constant the grammar path's size heuristics refuse.)
-    from rewards.check.parse.latex import grammar as latex_module
+def test_plain_expression_path_reads_like_the_grammar():
+    reached: list[int] = []
 
-    try:
-        canonical = canonicalize_latex(text, [])
-    except ParseFailure:
-        return
-    if latex_module.to_python(canonical, "x") is None:
-        return
-    try:
-        with no_eval():
-            fast = parse_latex(canonical, "x")
-    except ParseFailure:
-        fast = None
-    original = latex_module.to_python
-    latex_module.to_python = lambda *_: None
-    try:
-        grammar = parse_latex(canonical, "x")
-    except ParseFailure:
-        grammar = None
-    finally:
-        latex_module.to_python = original
-    if fast is None or grammar is None:
-        return                          # refused or left to the grammar: nothing changes
-    assert _same_value(fast, grammar), (text, canonical, fast, grammar)
+    @FUZZ
+    @given(text=latex_grammar)
+    def prop(text):
+        # The cheaper path (latex_fast) must give what the grammar gives. (What
+        # it accepts is bounded by the safe SymPy-syntax parser's guards, which
+        # may accept a constant the grammar path's size heuristics refuse.)
+        from rewards.check.parse.latex import grammar as latex_module
+
+        try:
+            canonical = canonicalize_latex(text, [])
+        except ParseFailure:
+            return
+        if latex_module.to_python(canonical, "x") is None:
+            return
+        try:
+            with no_eval():
+                fast = parse_latex(canonical, "x")
+        except ParseFailure:
+            fast = None
+        original = latex_module.to_python
+        latex_module.to_python = lambda *_: None
+        try:
+            grammar = parse_latex(canonical, "x")
+        except ParseFailure:
+            grammar = None
+        finally:
+            latex_module.to_python = original
+        if fast is None or grammar is None:
+            return                          # refused or left to the grammar: nothing changes
+        reached.append(1)
+        assert _same_value(fast, grammar), (text, canonical, fast, grammar)
+
+    prop()
+    # A floor: most examples may stop early; enough must reach the assert.
+    assert len(reached) >= 25, len(reached)
 
 
 # --- the safe SymPy-syntax parser ----------------------------------------------
@@ -294,15 +319,23 @@ PY_TOKENS = ["x", "y", "C", "sin", "exp", "log", "sqrt", "Abs", "pi", "E", "I", 
 py_soup = st.lists(st.sampled_from(PY_TOKENS), max_size=30).map("".join)
 
 
-@FUZZ
-@given(text=py_soup | st.text(max_size=200))
-def test_sympy_parser_raises_only_parse_failure(text):
-    try:
-        with no_eval():
-            expr = parse_sympy_text(text, "x")
-    except ParseFailure:
-        return
-    assert isinstance(expr, sp.Expr)
+def test_sympy_parser_raises_only_parse_failure():
+    reached: list[int] = []
+
+    @FUZZ
+    @given(text=py_soup | st.text(max_size=200) | antiderivatives.map(str))
+    def prop(text):
+        try:
+            with no_eval():
+                expr = parse_sympy_text(text, "x")
+        except ParseFailure:
+            return
+        reached.append(1)
+        assert isinstance(expr, sp.Expr)
+
+    prop()
+    # A floor: most examples may stop early; enough must reach the assert.
+    assert len(reached) >= 8, len(reached)
 
 
 @FEW

@@ -52,6 +52,7 @@ def verl_fn():
 
 
 # -- verl --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_verl_reward_loop_calls_per_sample_from_a_thread_pool(verl_fn, caplog):
     """verl 0.7+: RewardLoopWorker runs a sync compute_score in the loop's default
     executor, one call per sample, gathered; the manager then stacks each key."""
@@ -90,6 +91,7 @@ def test_verl_reward_loop_calls_per_sample_from_a_thread_pool(verl_fn, caplog):
     assert "CHECKER_ERROR" in caplog.text and "x +* 2" in caplog.text
 
 
+@pytest.mark.slow
 def test_verl_async_compute_score_is_awaited_on_the_loop(verl_fn):
     compute_score = verl_fn.compute_score_async
     assert inspect.iscoroutinefunction(compute_score)
@@ -104,6 +106,7 @@ def test_verl_async_compute_score_is_awaited_on_the_loop(verl_fn):
     assert [r["score"] for r in results] == [e for _, _, _, e in CASES]
 
 
+@pytest.mark.slow
 def test_verl_legacy_naive_manager_sequential_keyword_calls(verl_fn):
     reward_tensor = torch.zeros(len(CASES), 8)
     for i, (response, integrand, variable, _) in enumerate(CASES):
@@ -114,6 +117,7 @@ def test_verl_legacy_naive_manager_sequential_keyword_calls(verl_fn):
     assert reward_tensor[:, 7].tolist() == pytest.approx([e for _, _, _, e in CASES])
 
 
+@pytest.mark.slow
 def test_verl_batch_manager_plural_keywords(verl_fn, tmp_path):
     config = tmp_path / "reward.yaml"
     config.write_text("shaping: binary\nnull_reward: -1.0\nworkers: 1\n")
@@ -135,6 +139,7 @@ MIXED = [("integrals", r"\boxed{x^3/3}", "x**2"),
 
 @pytest.mark.skipif(importlib.util.find_spec("verl") is not None,
                     reason="verl is importable: tests/test_verl_wheels.py covers routing there")
+@pytest.mark.slow
 def test_verl_rows_of_other_sources_are_never_graded_as_integrals(verl_fn, caplog):
     """A mixed-dataset run without verl's scorer: the non-integral row is a
     CHECKER_ERROR that says why, never an integral verdict."""
@@ -159,6 +164,7 @@ def test_verl_rows_of_other_sources_are_never_graded_as_integrals(verl_fn, caplo
     assert "lighteval/MATH" in caplog.text and "not importable" in caplog.text
 
 
+@pytest.mark.slow
 def test_verl_integral_sources_setting(verl_fn):
     """integral_sources (a reward_kwargs entry: one name or a list) names the
     data sources judged here."""
@@ -235,6 +241,7 @@ def reward_func():
     return load_by_path(Path(openrlhf.__file__), "reward_func").reward_func
 
 
+@pytest.mark.slow
 def test_openrlhf_per_sample_calls_from_threads(reward_func):
     """0.9.1+: one call per sample, asyncio.to_thread(reward_func, [q], [p], [l]);
     then _process_response_into_experience."""
@@ -262,6 +269,7 @@ def test_openrlhf_per_sample_calls_from_threads(reward_func):
     assert reasons == [0.0, 0.0, 1.0, 0.0, 0.0]
 
 
+@pytest.mark.slow
 def test_openrlhf_batched_call_and_merge(reward_func):
     """0.8.x: one call per micro-batch; results merged with torch.cat."""
     samples = [openrlhf_sample(r, f, v) for r, f, v, _ in CASES]
@@ -287,6 +295,7 @@ def update_samples_with_rewards_0_8(rewards_info):
     return rewards
 
 
+@pytest.mark.slow
 def test_openrlhf_0_8_http_mode_needs_extra_logs_omitted():
     """0.8.x torch.cat's the HTTP answers' extra_logs: the JSON lists fail on the
     first step, so the server omits them with --extra-logs omit."""
@@ -312,6 +321,7 @@ def test_openrlhf_0_8_http_mode_needs_extra_logs_omitted():
         ServeConfig(extra_logs="scalars")
 
 
+@pytest.mark.slow
 def test_openrlhf_prompt_cut_from_truncated_or_missing_prompts(caplog):
     from rewards.integrations.openrlhf import response_from_query, score_queries
 

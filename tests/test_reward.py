@@ -36,6 +36,7 @@ def call(reward, completions, integrands, **kwargs):
                   completion_ids=[[1, 2]] * len(completions), integrand=integrands, **kwargs)
 
 
+@pytest.mark.slow
 def test_string_completions(reward):
     out = call(reward, [RIGHT, WRONG, NO_BOX, BAD], ["x**2"] * 4)
     shaping = RewardShaping.preset("default")
@@ -44,6 +45,7 @@ def test_string_completions(reward):
                    shaping.unparseable]
 
 
+@pytest.mark.slow
 def test_conversational_completions(reward):
     completions = [[{"role": "assistant", "content": RIGHT}],
                    [{"role": "assistant", "content": [{"type": "text", "text": WRONG}]}]]
@@ -58,11 +60,13 @@ def test_completion_text_forms():
     assert completion_text(None) is None
 
 
+@pytest.mark.slow
 def test_rows_without_integrand_are_not_judged(reward):
     out = call(reward, [RIGHT, RIGHT, RIGHT], ["x**2", None, ""])
     assert out == [1.0, None, None]
 
 
+@pytest.mark.slow
 def test_column_names_are_configurable():
     with AntiderivativeReward(workers=1, integrand_column="problem",
                               symbol_column="var") as r:
@@ -73,6 +77,7 @@ def test_column_names_are_configurable():
             r(prompts=["p"], completions=[RIGHT], integrand=["x**2"])
 
 
+@pytest.mark.slow
 def test_metrics_and_extra_columns_logged_under_name(reward):
     metrics, extra = {}, {}
     call(reward, [RIGHT, WRONG, NO_BOX, RIGHT], ["x**2"] * 4,
@@ -91,6 +96,7 @@ def test_metrics_and_extra_columns_logged_under_name(reward):
     assert extra[f"{name}/extracted_answer"][2] is None
 
 
+@pytest.mark.slow
 def test_dedup_and_cache():
     with AntiderivativeReward(workers=1) as r:
         call(r, [RIGHT, RIGHT, r"\boxed{x^3/3+C}", WRONG], ["x**2"] * 4)
@@ -103,6 +109,7 @@ def test_dedup_and_cache():
         assert r.runtime_stats()["tasks"] == tasks  # nothing went to the workers
 
 
+@pytest.mark.slow
 def test_an_answer_and_the_same_answer_plus_c_are_checked_once():
     extra = {}
     with AntiderivativeReward(workers=1) as r:
@@ -115,6 +122,7 @@ def test_an_answer_and_the_same_answer_plus_c_are_checked_once():
                                                       "x^3/3 + x"]
 
 
+@pytest.mark.slow
 def test_pickles_and_works_from_a_thread(reward):
     clone = pickle.loads(pickle.dumps(reward))
     try:
@@ -173,6 +181,7 @@ def test_from_config_full_and_preset_files(tmp_path):
     r.close()
 
 
+@pytest.mark.slow
 def test_trace_written_for_rejections_only(tmp_path):
     path = tmp_path / "trace.jsonl"
     with AntiderivativeReward(workers=1, trace_path=path) as r:
@@ -189,6 +198,7 @@ def test_trace_written_for_rejections_only(tmp_path):
     assert all("ms" in s for s in wrong["stages"])
 
 
+@pytest.mark.slow
 def test_trace_rotates(tmp_path):
     path = tmp_path / "trace.jsonl"
     with AntiderivativeReward(workers=1, trace_path=path, trace_max_bytes=3000,

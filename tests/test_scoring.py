@@ -160,6 +160,7 @@ def jsonl_input(tmp_path: Path) -> Path:
 
 
 # -- formats -------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet", "disk", "folder"])
 def test_every_input_format_scores_all_rows(fmt, tmp_path, capsys):
     src = write_input(make_rows(), fmt, tmp_path)
@@ -185,6 +186,7 @@ def test_every_input_format_scores_all_rows(fmt, tmp_path, capsys):
     assert "CORRECT" in capsys.readouterr().out  # the summary table
 
 
+@pytest.mark.slow
 def test_parquet_output_has_same_rows(jsonl_input, tmp_path):
     out = tmp_path / "scored.parquet"
     run_score(options(jsonl_input, out))
@@ -194,6 +196,7 @@ def test_parquet_output_has_same_rows(jsonl_input, tmp_path):
     assert not (tmp_path / "scored.parquet.parts").exists()  # merged on close
 
 
+@pytest.mark.slow
 def test_completion_column_falls_back_to_response_and_chat_messages(tmp_path):
     rows = [{"integrand": "x**2", "response": r"\boxed{x^3/3}"},
             {"integrand": "x**2", "response": [
@@ -206,6 +209,7 @@ def test_completion_column_falls_back_to_response_and_chat_messages(tmp_path):
 
 
 # -- bad rows ------------------------------------------------------------------
+@pytest.mark.slow
 def test_bad_rows_become_verdicts_not_crashes(tmp_path):
     src = tmp_path / "in.jsonl"
     with open(src, "w", encoding="utf-8") as fh:
@@ -230,6 +234,7 @@ def test_bad_rows_become_verdicts_not_crashes(tmp_path):
     assert all(r["reward"] is None for r in got if r["verdict"] == "CHECKER_ERROR")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
 def test_a_null_completion_is_missing_data_not_an_empty_answer(fmt, tmp_path):
     # A dump whose generation failed has null, not "": the model did not
@@ -253,6 +258,7 @@ def test_a_null_completion_is_missing_data_not_an_empty_answer(fmt, tmp_path):
     assert summary.to_dict()["missing_completions"] == 2
 
 
+@pytest.mark.slow
 def test_clashing_input_columns_are_kept_under_input_prefix(tmp_path):
     rows = [{"integrand": "x", "completion": r"\boxed{x^2/2}", "verdict": "theirs",
              "extracted_answer": "x**2/2", "source_row": 99}]
@@ -266,6 +272,7 @@ def test_clashing_input_columns_are_kept_under_input_prefix(tmp_path):
 
 
 # -- flags ---------------------------------------------------------------------
+@pytest.mark.slow
 def test_answer_fallback_symbol_column_and_preset_config(jsonl_input, tmp_path):
     out = tmp_path / "fallback.jsonl"
     run_score(options(jsonl_input, out, answer_fallback=True, symbol_column=None,
@@ -275,6 +282,7 @@ def test_answer_fallback_symbol_column_and_preset_config(jsonl_input, tmp_path):
     assert {r["reward"] for r in got} <= {0.0, 1.0, None}  # the binary preset
 
 
+@pytest.mark.slow
 def test_full_reward_config_yaml(jsonl_input, tmp_path):
     config = tmp_path / "reward.yaml"
     config.write_text("shaping: format_aware\nintegrand_column: integrand\n"
@@ -289,6 +297,7 @@ def test_full_reward_config_yaml(jsonl_input, tmp_path):
     assert meta["columns"]["group"] == "prompt_id"
 
 
+@pytest.mark.slow
 def test_trace_has_rejected_rows_with_stages(jsonl_input, tmp_path):
     out, trace = tmp_path / "out.jsonl", tmp_path / "trace.jsonl"
     run_score(options(jsonl_input, out, trace_path=str(trace)))
@@ -303,6 +312,7 @@ def test_trace_has_rejected_rows_with_stages(jsonl_input, tmp_path):
                for r in records)
 
 
+@pytest.mark.slow
 def test_summary_reports_counts_rewards_timing_and_reasons(jsonl_input, tmp_path):
     summary = run_score(options(jsonl_input, tmp_path / "out.jsonl"))
     text = summary.render()
@@ -319,6 +329,7 @@ def test_summary_reports_counts_rewards_timing_and_reasons(jsonl_input, tmp_path
         assert needle in text
 
 
+@pytest.mark.slow
 def test_limit_scores_a_prefix(jsonl_input, tmp_path):
     out = tmp_path / "out.jsonl"
     summary = run_score(options(jsonl_input, out, limit=7, batch_size=3))
@@ -327,6 +338,7 @@ def test_limit_scores_a_prefix(jsonl_input, tmp_path):
 
 
 # -- resume and interrupt --------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_resume_skips_rows_already_in_output(jsonl_input, tmp_path, suffix):
     out = tmp_path / f"out{suffix}"
@@ -338,6 +350,7 @@ def test_resume_skips_rows_already_in_output(jsonl_input, tmp_path, suffix):
     assert_verdicts(sorted(got, key=lambda r: r["source_row"]))
 
 
+@pytest.mark.slow
 def test_resume_cuts_a_torn_last_line(jsonl_input, tmp_path):
     out = tmp_path / "out.jsonl"
     run_score(options(jsonl_input, out, limit=10))
@@ -348,6 +361,7 @@ def test_resume_cuts_a_torn_last_line(jsonl_input, tmp_path):
     assert_verdicts(read_output(out))
 
 
+@pytest.mark.slow
 def test_existing_output_needs_resume_or_overwrite(jsonl_input, tmp_path):
     out = tmp_path / "out.jsonl"
     out.write_text("")
@@ -364,6 +378,7 @@ def test_existing_output_needs_resume_or_overwrite(jsonl_input, tmp_path):
     ({"answer_syntax": "latex"}, "answer_syntax ('auto' -> 'latex')"),
     ({"answer_fallback": True}, "math_fallback (False -> True)"),
 ])
+@pytest.mark.slow
 def test_resume_under_other_settings_is_refused_and_touches_nothing(jsonl_input, tmp_path,
                                                                     change, key):
     # Rows scored under two shapings (or two completion columns) in one file
@@ -379,6 +394,7 @@ def test_resume_under_other_settings_is_refused_and_touches_nothing(jsonl_input,
     assert (out.read_bytes(), meta_path(out).read_bytes()) == before
 
 
+@pytest.mark.slow
 def test_resume_may_change_how_the_run_goes(jsonl_input, tmp_path):
     # Workers, batch size, the group column and the trace decide no reward.
     out = tmp_path / "out.jsonl"
@@ -390,6 +406,7 @@ def test_resume_may_change_how_the_run_goes(jsonl_input, tmp_path):
     assert_verdicts(read_output(out))
 
 
+@pytest.mark.slow
 def test_resume_without_the_settings_file_is_refused(jsonl_input, tmp_path):
     out = tmp_path / "out.jsonl"
     run_score(options(jsonl_input, out, limit=4))
@@ -398,6 +415,7 @@ def test_resume_without_the_settings_file_is_refused(jsonl_input, tmp_path):
         run_score(options(jsonl_input, out, resume=True))
 
 
+@pytest.mark.slow
 def test_cli_resume_mismatch_exits_2_with_one_line(jsonl_input, tmp_path, capsys):
     out = tmp_path / "out.jsonl"
     base = ["score", str(jsonl_input), "-o", str(out), "--workers", "1", "--no-progress",
@@ -412,6 +430,7 @@ def test_cli_resume_mismatch_exits_2_with_one_line(jsonl_input, tmp_path, capsys
     assert out.read_bytes() == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_interrupt_keeps_finished_batches_then_resume_completes(jsonl_input, tmp_path,
                                                                   monkeypatch, suffix):
@@ -476,6 +495,7 @@ def test_ctrl_c_on_the_cli_leaves_valid_partial_output(jsonl_input, tmp_path):
 
 
 # -- command line ------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_exit_codes_and_column_errors(jsonl_input, tmp_path, capsys):
     out = tmp_path / "out.jsonl"
     assert cli.main(["score", str(jsonl_input), "-o", str(out), "--workers", "1",

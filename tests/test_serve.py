@@ -73,11 +73,13 @@ def server():
         srv.drain()
 
 
+@pytest.mark.slow
 def test_health(server):
     status, body = request(server.address, "GET", "/health")
     assert status == 200 and body["status"] == "ok" and body["workers"] == 2
 
 
+@pytest.mark.slow
 def test_openrlhf_route(server):
     cases = [(RIGHT, "x**2"), ("I am not sure.", "x**2"), (r"\boxed{x^3}", "x**2")]
     queries, prompts_ = zip(*(templated(r, f) for r, f in cases), strict=True)
@@ -92,6 +94,7 @@ def test_openrlhf_route(server):
     assert set(body["extra_logs"]) == {"acc", "no_answer", "timeout", "checker_error"}
 
 
+@pytest.mark.slow
 def test_plain_route(server):
     status, body = request(server.address, "POST", "/score", {
         "completions": [RIGHT, [{"role": "assistant", "content": r"\boxed{\sin t}"}], "x"],
@@ -122,6 +125,7 @@ BAD_REQUESTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what,path,body,status,words", BAD_REQUESTS,
                          ids=[b[0] for b in BAD_REQUESTS])
 def test_bad_request_gets_a_status_and_the_server_keeps_serving(server, what, path, body,
@@ -134,6 +138,7 @@ def test_bad_request_gets_a_status_and_the_server_keeps_serving(server, what, pa
     assert ok == 200 and good["results"][0]["verdict"] == "CORRECT"
 
 
+@pytest.mark.slow
 def test_protocol_errors_and_a_huge_completion(server):
     conn = http.client.HTTPConnection(*server.address, timeout=HANG_GUARD_S)
     conn.putrequest("POST", "/score")
@@ -152,6 +157,7 @@ def test_protocol_errors_and_a_huge_completion(server):
     assert body["results"][1]["verdict"] == "CORRECT"
 
 
+@pytest.mark.slow
 def test_keep_alive_connection_serves_many_requests(server):
     conn = http.client.HTTPConnection(*server.address, timeout=HANG_GUARD_S)
     try:
@@ -167,6 +173,7 @@ def test_keep_alive_connection_serves_many_requests(server):
         conn.close()
 
 
+@pytest.mark.slow
 def test_concurrent_requests_are_checked_together(server):
     batcher = server.app.reward._batcher
     gate = threading.Event()

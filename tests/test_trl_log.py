@@ -49,6 +49,7 @@ def trl_log(path, step: int, conversational: bool) -> dict:
     return table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("conversational", [True, False], ids=["messages", "text"])
 def test_score_reads_trls_completion_log(tmp_path, capsys, conversational):
     log = tmp_path / "completions_00003.parquet"
@@ -71,6 +72,7 @@ def test_score_reads_trls_completion_log(tmp_path, capsys, conversational):
     assert "3 by `prompt`" in (tmp_path / "ablation" / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_score_reads_a_runs_folder_of_logs(tmp_path):
     pytest.importorskip("datasets")
     folder = tmp_path / "run" / "completions"
@@ -85,6 +87,7 @@ def test_score_reads_a_runs_folder_of_logs(tmp_path):
     assert (scored["verdict"] == scored["antiderivative_reward/verdict"]).all()
 
 
+@pytest.mark.slow
 def test_explicit_integrand_column_is_not_guessed(tmp_path, capsys):
     log = tmp_path / "completions_00001.parquet"
     trl_log(log, 1, True)

@@ -1,5 +1,5 @@
-"""``python -m benchmarks {accuracy,throughput,concurrency,serve,serve-faults,soak,mitbee,
-latex-parse,verl-matrix}``
+"""``python -m benchmarks {accuracy,soundness,throughput,concurrency,serve,serve-faults,soak,
+mitbee,latex-parse,verl-matrix}``
 from the repository root."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import accuracy, concurrency, serve, throughput
+    from . import accuracy, concurrency, serve, soundness, throughput
 
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
@@ -23,6 +23,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "same per-sample deadline; print Markdown tables.")
     accuracy.add_arguments(acc)
     acc.set_defaults(func=accuracy.main)
+    snd = sub.add_parser(
+        "soundness", help="false accepts / rejects on the issue-17 case tables, per class",
+        description="Judge the soundness case tables (localized terms, parameters, jumps, "
+                    "continuous step forms, notation, heavy expressions) through the reward "
+                    "as in training, and the heavy class in-process with its wall time; print "
+                    "per-class Markdown tables (the holdout set as aggregate counts only).")
+    soundness.add_arguments(snd)
+    snd.set_defaults(func=soundness.main)
     thr = sub.add_parser(
         "throughput", help="a GRPO-shaped batch: completions/s, p50/p99, peak RSS",
         description="Score the same GRPO-shaped batch with every configuration of this reward "

@@ -83,9 +83,17 @@ def test_piecewise_matching_half_the_line_is_wrong():
     assert verdict(abs_trick, "x**2", kind="expr").verdict is Verdict.WRONG
 
 
-def test_piecewise_correct_everywhere_is_accepted():
-    full = sp.Piecewise((x**3 / 3, x > 0), (x**3 / 3 + 5, True))
-    assert verdict(full, "x**2", kind="expr").verdict is Verdict.CORRECT
+def test_piecewise_answers_must_be_continuous_where_the_integrand_is():
+    # Each piece differentiates to x^2, but a jump of 5 at 0, where x^2 is
+    # continuous, is no antiderivative (docs/domain.md); joined, it is one.
+    jumps = verdict(sp.Piecewise((x**3 / 3, x > 0), (x**3 / 3 + 5, True)), "x**2", kind="expr")
+    assert (jumps.verdict, jumps.reason, jumps.stage) == (Verdict.WRONG, "discontinuous",
+                                                          "continuity")
+    joined = sp.Piecewise((x**3 / 3 + 5, x > 0), (x**3 / 3 + 5, True))
+    assert verdict(joined, "x**2", kind="expr").verdict is Verdict.CORRECT
+    # A new constant where the integrand has a pole is allowed.
+    split = sp.Piecewise((sp.log(x), x > 0), (sp.log(-x) + 5, True))
+    assert verdict(split, "1/x", kind="expr").verdict is Verdict.CORRECT
 
 
 def test_echoed_integral_is_unparseable_never_evaluated():

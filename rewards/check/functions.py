@@ -49,6 +49,8 @@ class Facts:
         inverse: the function ``f^{-1}`` names (``\\sin^{-1} = \\arcsin``).
         grows_fast: exponential growth: a huge real argument is a value too
             large to hold, not an undefined one.
+        bounded: bounded on the real line, so where its argument has a pole
+            it may jump by a finite amount (``\\arctan(\\tan(x/2))`` at pi).
         breaks: the expressions whose real zeros are its breakpoints, with
             their kind, given its arguments.
     """
@@ -62,6 +64,7 @@ class Facts:
     branchy: bool = False
     inverse: type | None = None
     grows_fast: bool = False
+    bounded: bool = False
     breaks: Breaks | None = None
 
 
@@ -94,8 +97,8 @@ def _heaviside(u: Any, *_: Any) -> Any:
 
 FACTS: dict[type, Facts] = {
     # --- circular and hyperbolic: entire or meromorphic, real on the line -------
-    sp.sin: Facts("circular", real_where_finite=True, mpmath=mp.sin, inverse=sp.asin),
-    sp.cos: Facts("circular", real_where_finite=True, mpmath=mp.cos, inverse=sp.acos),
+    sp.sin: Facts("circular", real_where_finite=True, mpmath=mp.sin, inverse=sp.asin, bounded=True),
+    sp.cos: Facts("circular", real_where_finite=True, mpmath=mp.cos, inverse=sp.acos, bounded=True),
     sp.tan: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.cos(u) != 0,
                   mpmath=mp.tan, inverse=sp.atan,
                   breaks=lambda args: [(sp.cos(args[0]), POLE)]),
@@ -112,10 +115,10 @@ FACTS: dict[type, Facts] = {
                    grows_fast=True),
     sp.cosh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.cosh, inverse=sp.acosh,
                    grows_fast=True),
-    sp.tanh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.tanh, inverse=sp.atanh),
+    sp.tanh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.tanh, inverse=sp.atanh, bounded=True),
     sp.coth: Facts("hyperbolic", real_where_finite=True, real_domain=lambda u: u != 0,
                    mpmath=mp.coth, inverse=sp.acoth, breaks=_at(POLE)),
-    sp.sech: Facts("hyperbolic", real_where_finite=True, mpmath=mp.sech, inverse=sp.asech),
+    sp.sech: Facts("hyperbolic", real_where_finite=True, mpmath=mp.sech, inverse=sp.asech, bounded=True),
     sp.csch: Facts("hyperbolic", real_where_finite=True, real_domain=lambda u: u != 0,
                    mpmath=mp.csch, inverse=sp.acsch, breaks=_at(POLE)),
     # --- inverses: real on part of the line, branch cuts off it ----------------
@@ -123,10 +126,10 @@ FACTS: dict[type, Facts] = {
                    breaks=_unit_bounds),
     sp.acos: Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, branchy=True,
                    breaks=_unit_bounds),
-    sp.atan: Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True),
+    sp.atan: Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True),
     # SymPy's acot is continuous at 0 and odd: pi/2 - atan(u), not mpmath's.
     sp.acot: Facts("inverse_circular", real_where_finite=True,
-                   mpmath=lambda u: mp.pi / 2 - mp.atan(u), branchy=True),
+                   mpmath=lambda u: mp.pi / 2 - mp.atan(u), branchy=True, bounded=True),
     sp.asec: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec,
                    branchy=True, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
     sp.acsc: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc,
@@ -174,13 +177,13 @@ FACTS: dict[type, Facts] = {
     sp.arg: Facts("non_analytic", analytic=False, breaks=_at(KINK)),
     sp.conjugate: Facts("non_analytic", analytic=False),
     # --- special functions real and finite on the whole line --------------------
-    sp.erf: Facts("special", real_where_finite=True),
-    sp.erfc: Facts("special", real_where_finite=True),
+    sp.erf: Facts("special", real_where_finite=True, bounded=True),
+    sp.erfc: Facts("special", real_where_finite=True, bounded=True),
     sp.erfi: Facts("special", real_where_finite=True),
-    sp.Si: Facts("special", real_where_finite=True),
+    sp.Si: Facts("special", real_where_finite=True, bounded=True),
     sp.Shi: Facts("special", real_where_finite=True),
-    sp.fresnels: Facts("special", real_where_finite=True),
-    sp.fresnelc: Facts("special", real_where_finite=True),
+    sp.fresnels: Facts("special", real_where_finite=True, bounded=True),
+    sp.fresnelc: Facts("special", real_where_finite=True, bounded=True),
 }
 
 
@@ -198,6 +201,7 @@ REAL_WHERE_FINITE = _of(lambda k: k.real_where_finite)
 BRANCHY = _of(lambda k: k.branchy)
 STEP = _of(lambda k: k.step)
 GROWS_FAST = _of(lambda k: k.grows_fast)
+BOUNDED = _of(lambda k: k.bounded)
 # The inverse each f^{-1} names, by SymPy class.
 INVERSE_OF: dict[type, type] = {f: k.inverse for f, k in FACTS.items() if k.inverse}
 
@@ -232,6 +236,6 @@ def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
             yield from _condition_boundaries(arg)
 
 
-__all__ = ["BOUNDARY", "BRANCHY", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
+__all__ = ["BOUNDARY", "BOUNDED", "BRANCHY", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
            "INVERSE_TRIG", "KINK", "NON_ANALYTIC", "POLE", "REAL_WHERE_FINITE", "STEP", "TRIG",
            "Facts", "breakpoint_arguments"]

@@ -41,7 +41,8 @@ from .timebox import Deadline
 STAGES = ("candidate_extract", "candidate_ingest", "symbol", "integrand_parse",
           "candidate_parse", "constants", "residual_symbols", "normalize", "differentiate",
           "differentiable", "structural", "numeric_screen", "fast_proof", "numeric_confirm",
-          "symbolic_confirm", "invisible_terms", "domain", "numeric_accept", "memo",
+          "symbolic_confirm", "invisible_terms", "localized", "continuity", "domain", "parameters",
+          "numeric_accept", "memo",
           "agreement", "resources", "deadline", "unexpected",
           # set by the worker pool for samples no worker reported on
           "pool", "watchdog", "worker_crash")
@@ -142,11 +143,18 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
     on the real line obeys the domain rule."""
     stages, deadline = check.stages, check.deadline
 
+    def refusal() -> CheckResult | None:
+        # Every accept needs F continuous wherever f is, obeys the domain rule
+        # and holds for every sign of the parameters (docs/domain.md); the
+        # stage that refused is the last one recorded.
+        refused = (evidence.jump_refusal(stages) or evidence.domain_refusal(stages)
+                   or evidence.parameter_refusal(stages))
+        return None if refused is None else check.finish(Verdict.WRONG, check.last_stage,
+                                                         refused)
+
     def accept(stage: str, reason: str, confidence: Confidence) -> CheckResult:
-        refused = evidence.domain_refusal(stages)
-        if refused is not None:
-            return check.finish(Verdict.WRONG, "domain", refused)
-        return check.finish(Verdict.CORRECT, stage, {"reason": reason}, confidence)
+        return refusal() or check.finish(Verdict.CORRECT, stage, {"reason": reason},
+                                         confidence)
 
     start = time.perf_counter()
     residual = evidence.derivative - evidence.integrand
@@ -203,10 +211,15 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
         if hidden:
             check.record("invisible_terms", "fail", terms=hidden[:5], n=len(hidden))
             return check.finish(Verdict.WRONG, "invisible_terms", {"reason": "invisible_terms"})
-        # Record the deciding evidence last, as the trace convention wants.
-        refused = evidence.domain_refusal(stages)
+        # No proof: a term can hide where no generic point looks (a steep step
+        # between them); then the accept-time rules. The deciding evidence
+        # is recorded last, as the trace convention wants.
+        localized = evidence.localized_refusal(stages)
+        if localized is not None:
+            return check.finish(Verdict.WRONG, "localized", localized)
+        refused = refusal()
         if refused is not None:
-            return check.finish(Verdict.WRONG, "domain", refused)
+            return refused
         check.record("numeric_accept", decision="zero", levels=confirm["levels"],
                      worst_rel_residual=confirm["worst_rel_residual"],
                      symbolic_outcome=proof["outcome"])

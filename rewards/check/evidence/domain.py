@@ -300,6 +300,27 @@ class DomainReport:
                 "truncated": self.truncated}
 
 
+def real_points_of(answer: sp.Expr, integrand: sp.Expr, symbol: str,
+                   parameters: dict[str, Any], points: list[Point], deadline: Deadline,
+                   dps: int = 20) -> set[int]:
+    """Indices of the real ``points`` where both the answer (as written, in
+    real analysis) and the integrand are real: where F' = f is owed."""
+    F_value, f_value = RealEvaluator(answer), RealEvaluator(integrand, real_values=True)
+    usable = set()
+    with mp.workdps(dps):
+        params = {name: mp.mpf(str(v)) for name, v in parameters.items()}
+        for i, (re_, _) in enumerate(points):
+            deadline.check()
+            values = {symbol: mp.mpf(re_), **params}
+            f_at = within(POINT_BUDGET_S, deadline, f_value, values)
+            if f_at is None or f_at is TOO_LARGE:
+                continue
+            F_at = within(POINT_BUDGET_S, deadline, F_value, values)
+            if F_at is not None and F_at is not TOO_LARGE:
+                usable.add(i)
+    return usable
+
+
 def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             parameters: dict[str, Any], rng: random.Random, deadline: Deadline,
             dps: int = 20, *, spread_only: bool = False) -> DomainReport:

@@ -11,9 +11,16 @@ import sympy as sp
 from ..functions import BRANCHY
 from ..result import StageRecord, ms_since
 from ..timebox import Deadline
-from .domain import DomainReport, analyze, restricts_domain
+from .continuity import find_jump, jump_arguments
+from .domain import DomainReport, analyze, real_points_of, restricts_domain
 from .numeric import NumericComparer, sampling_mode
-from .points import complex_points, parameter_values, seed_for
+from .points import (
+    complex_points,
+    feature_points,
+    parameter_sign_sets,
+    parameter_values,
+    seed_for,
+)
 
 
 class Evidence:
@@ -26,7 +33,8 @@ class Evidence:
 
     def __init__(self, written: sp.Expr, parsed_integrand: sp.Expr, symbol: str,
                  derivative: sp.Expr, integrand: sp.Expr, real_symbol: sp.Symbol,
-                 params: list[sp.Symbol], deadline: Deadline) -> None:
+                 params: list[sp.Symbol], deadline: Deadline,
+                 param_values: list[str] | None = None) -> None:
         self.written, self.parsed_integrand, self.symbol = written, parsed_integrand, symbol
         self.derivative, self.integrand, self.x = derivative, integrand, real_symbol
         self.params = params
@@ -34,7 +42,8 @@ class Evidence:
         # Seeded by the derivative: F and F + 7 are one answer and get the
         # same points (and one memo entry).
         self.seed = seed_for(derivative, integrand, sp.Symbol(symbol))
-        self.param_values = parameter_values(random.Random(self.seed ^ 2), len(params))
+        self.param_values = param_values if param_values is not None else \
+            parameter_values(random.Random(self.seed ^ 2), len(params))
         self._domain: DomainReport | None = None
         # True once the evidence for F' = f comes from the real line rather
         # than from an identity of analytic functions (complex points).
@@ -108,6 +117,70 @@ class Evidence:
             screen["decision"] = "inconclusive"
             screen["note"] = "too many breakpoints to sample every piece"
         return screen
+
+    def localized_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
+        """``None`` when F' and f also agree where a term of them may peak;
+        else the WRONG detail. A steep step added to a right answer
+        (``\\tanh(200(x - x_0))``) changes F' only within 1/k of x_0, below
+        every working precision at the generic points: it is looked for at
+        the zeros and critical points of the arguments in F' and f
+        (:func:`.points.feature_points`), where both sides are real."""
+        start = time.perf_counter()
+        fixed = {p: sp.Rational(v) for p, v in zip(self.params, self.param_values, strict=True)}
+        points = feature_points([self.derivative, self.integrand], self.x, self.deadline,
+                                random.Random(self.seed ^ 5), fixed)
+        usable = real_points_of(self.written, self.parsed_integrand, self.symbol,
+                                self._parameters(), points, self.deadline)
+        if not usable:
+            return None
+        screen = self._comparer(points, usable).screen()
+        failed = screen["decision"] == "nonzero"
+        stages.append(StageRecord("localized", "fail" if failed else "ok", ms_since(start),
+                                  {**screen, "features": len(points)}))
+        if not failed:
+            return None
+        return {"reason": "localized_terms", "worst_point": screen["worst_point"],
+                "message": "F' differs from the integrand next to a feature of them"}
+
+    def jump_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
+        """``None`` when F is continuous wherever the integrand is; else the
+        WRONG detail (:mod:`.continuity`). Only answers with steps, kinks,
+        pieces or bounded functions of a pole can jump: others pay nothing."""
+        if not jump_arguments(self.written):
+            return None
+        start = time.perf_counter()
+        jump, looked_at = find_jump(self.written, self.parsed_integrand, self.symbol,
+                                    self._parameters(), self.deadline)
+        data = {"points": looked_at, **({"jump": jump.to_dict()} if jump else {})}
+        stages.append(StageRecord("continuity", "fail" if jump else "ok", ms_since(start), data))
+        if jump is None:
+            return None
+        return {"reason": "discontinuous", **jump.to_dict(),
+                "message": "the answer jumps where the integrand is continuous"}
+
+    def parameter_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
+        """``None`` when F' = f holds for the other signs of the parameters
+        too; else the WRONG detail. Parameters are generic: the evidence so
+        far took them positive, and an answer right only there (``|a|``,
+        ``\\sqrt{a^2}`` for ``a``) must not pass. Each other sign pattern is
+        screened like the first; a stable difference at any one refuses."""
+        if not self.params:
+            return None
+        start = time.perf_counter()
+        tried = []
+        for values in parameter_sign_sets(random.Random(self.seed ^ 4), self.param_values):
+            other = Evidence(self.written, self.parsed_integrand, self.symbol, self.derivative,
+                             self.integrand, self.x, self.params, self.deadline, values)
+            _, screen = other.screen()
+            named = {p.name: v for p, v in zip(self.params, values, strict=True)}
+            tried.append({"values": named, "decision": screen["decision"]})
+            if screen["decision"] == "nonzero":
+                stages.append(StageRecord("parameters", "fail", ms_since(start),
+                                          {"tried": tried}))
+                return {"reason": "parameter_values", "values": named,
+                        "message": "F' differs from the integrand for these parameter values"}
+        stages.append(StageRecord("parameters", "ok", ms_since(start), {"tried": tried}))
+        return None
 
     def domain_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
         """``None`` when the answer may be accepted; else the WRONG detail.

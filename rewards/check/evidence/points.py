@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -125,10 +125,31 @@ def complex_points(rng: random.Random, n: int = 8) -> list[Point]:
     return points
 
 
+# Sign patterns of the parameters tried beyond the all-positive one: every
+# pattern up to this many parameters, else as many random ones.
+_ALL_SIGN_PATTERNS_UP_TO = 3
+_RANDOM_SIGN_PATTERNS = 7
+
+
 def parameter_values(rng: random.Random, n: int) -> list[str]:
-    """Values for the integrand's own parameters (``a`` in ``a*x``), taken
-    real and positive as in a table of integrals, spread and distinct."""
+    """Values for the integrand's own parameters (``a`` in ``a*x``): real,
+    positive, spread and distinct (the first set a check samples)."""
     return [_decimal(rng.uniform(0.4, 3.6), 6) for _ in range(n)]
+
+
+def parameter_sign_sets(rng: random.Random, values: list[str]) -> list[list[str]]:
+    """``values`` with other sign patterns: the parameters are generic, so an
+    answer must hold for a < 0 too (``e^{ax}/|a|`` holds only for a > 0).
+    Every pattern of up to three parameters, else seven drawn at random."""
+    n = len(values)
+    if n == 0:
+        return []
+    if n <= _ALL_SIGN_PATTERNS_UP_TO:
+        patterns = range(1, 2 ** n)
+    else:
+        patterns = sorted({rng.randrange(1, 2 ** n) for _ in range(_RANDOM_SIGN_PATTERNS)})
+    return [[f"-{v}" if pattern >> i & 1 else v for i, v in enumerate(values)]
+            for pattern in patterns]
 
 
 # --- breakpoints -----------------------------------------------------------------
@@ -227,7 +248,7 @@ def _roots_of(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
 def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
                 substitutions: dict[sp.Symbol, sp.Expr] | None = None, *,
                 domain_only: bool = False, cache: dict[sp.Expr, list[Root]] | None = None,
-                ) -> Breakpoints:
+                arguments: Iterable[tuple[sp.Expr, str]] | None = None) -> Breakpoints:
     """Disjoint, sorted isolating intervals of the real breakpoints of ``exprs``
     within :data:`SPAN` of the origin (at most :data:`MAX_BREAKPOINTS`, the
     ones nearest the origin; ``truncated`` says when there were more).
@@ -235,28 +256,30 @@ def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
     With ``domain_only``, only the breakpoints that end a piece of the real
     domain: poles, and boundaries where the sign really changes (the zero of
     ``|x|`` under a square root is not one). ``cache`` keeps the roots of each
-    argument across calls of one check."""
+    argument across calls of one check. ``arguments`` (``(g, kind)`` pairs)
+    replaces the breakpoint arguments of ``exprs`` when given."""
     substitutions = substitutions or {}
     cache = {} if cache is None else cache
     seen: set[tuple[sp.Expr, str]] = set()
     intervals: list[tuple[Fraction, Fraction]] = []
-    for expr in exprs:
-        for g, kind in breakpoint_arguments(expr):
-            if domain_only and kind == KINK:
-                continue
-            g = g.xreplace(substitutions) if substitutions else g
-            if (g, kind) in seen or not g.has(x):
-                continue
-            seen.add((g, kind))
-            deadline.check()
-            if g not in cache:
-                roots = [r for r in _roots_of(g, x, deadline) if -SPAN <= r[0] and r[1] <= SPAN]
-                if _periodic(g, x):
-                    # A few periods around the origin stand for all of them.
-                    roots = sorted(roots, key=lambda r: abs(r[0] + r[1]))[:PERIODIC_ROOTS]
-                cache[g] = roots
-            intervals.extend((lo, hi) for lo, hi, odd in cache[g]
-                             if not domain_only or kind == POLE or odd)
+    if arguments is None:
+        arguments = (pair for expr in exprs for pair in breakpoint_arguments(expr))
+    for g, kind in arguments:
+        if domain_only and kind == KINK:
+            continue
+        g = g.xreplace(substitutions) if substitutions else g
+        if (g, kind) in seen or not g.has(x):
+            continue
+        seen.add((g, kind))
+        deadline.check()
+        if g not in cache:
+            roots = [r for r in _roots_of(g, x, deadline) if -SPAN <= r[0] and r[1] <= SPAN]
+            if _periodic(g, x):
+                # A few periods around the origin stand for all of them.
+                roots = sorted(roots, key=lambda r: abs(r[0] + r[1]))[:PERIODIC_ROOTS]
+            cache[g] = roots
+        intervals.extend((lo, hi) for lo, hi, odd in cache[g]
+                         if not domain_only or kind == POLE or odd)
     return _merge(intervals)
 
 
@@ -329,3 +352,59 @@ def real_points(rng: random.Random, intervals: Sequence[tuple[Fraction, Fraction
             values.append(_fraction_decimal(last + Fraction(distance)))
     unique = list(dict.fromkeys(values))
     return [(v, "0") for v in unique]
+
+
+# --- where a localized term is largest ---------------------------------------------
+
+# Features a check probes for localized terms, the nearest the origin first.
+MAX_FEATURES = 24
+# Offsets tried around each feature, as powers of ten relative to max(1, |x0|):
+# a step or bump of width w shows at an offset below w. Never at x0 itself,
+# where F' may differ from f at that one point (a piece boundary), which the
+# definition allows.
+_FEATURE_OFFSETS = (3, 6, 9, 12, 15, 18)
+
+
+def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> Iterable[sp.Expr]:
+    """The expressions whose real zeros, and whose critical points, are where
+    a term of ``expr`` may peak: every function's argument (a step
+    ``tanh(k(x - x0))``, a bump ``e^{-k(x - x0)^2}``, ``\\arctan``, erf,
+    logistic) and every power's base (``1/((x - x0)^2 + e)``)."""
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Function, sp.Pow)):
+            for arg in node.args:
+                # Expressions only: a Piecewise's arguments are (piece, condition) pairs.
+                if isinstance(arg, sp.Expr) and arg.has(x):
+                    yield arg
+                    if arg.is_polynomial(x) and sp.degree(arg, x) >= 2:
+                        yield sp.diff(arg, x)
+
+
+def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
+                   rng: random.Random,
+                   substitutions: dict[sp.Symbol, sp.Expr] | None = None) -> list[Point]:
+    """Real points where a term of ``exprs`` may be large while it is below
+    round-off at every generic point: next to the zeros (exact for
+    polynomials, at any distance) of the arguments and bases in them and the
+    critical points of the polynomial ones, at offsets of every scale from
+    1e-3 to 1e-18 with random mantissas and signs (no fixed set a policy
+    could learn to avoid)."""
+    substitutions = substitutions or {}
+    roots: dict[Fraction, None] = {}
+    seen: set[sp.Expr] = set()
+    for expr in exprs:
+        for g in _feature_arguments(expr, x):
+            g = g.xreplace(substitutions) if substitutions else g
+            if g in seen or not g.has(x):
+                continue
+            seen.add(g)
+            deadline.check()
+            for lo, hi, _ in _roots_of(g, x, deadline):
+                roots.setdefault((lo + hi) / 2)
+    values: list[str] = []
+    for r in sorted(roots, key=abs)[:MAX_FEATURES]:
+        scale = max(Fraction(1), abs(r))
+        for exponent in _FEATURE_OFFSETS:
+            offset = scale * Fraction(rng.uniform(1, 9)) / 10 ** exponent
+            values.append(_fraction_decimal(r + rng.choice((-1, 1)) * offset, 40))
+    return [(v, "0") for v in dict.fromkeys(values)]

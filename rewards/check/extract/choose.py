@@ -325,6 +325,24 @@ def _decide(ctx: _Context, markers: list[_Marker], unclosed: int | None,
     return result(ExtractionStatus.OK, "; ".join([where, *notes]), value=chosen.text, **extra)
 
 
+# A language tag after an opening code fence (```python).
+_FENCE_LANGUAGE = re.compile(r"[A-Za-z0-9_+-]*[ \t]*\n")
+
+
+def _unwrap_code(value: str) -> str:
+    """The answer inside markdown code that is the whole of it (```...```
+    or `...`): the markers are formatting, not part of the expression.
+    Constant work beyond one slice."""
+    for ticks in ("```", "``", "`"):
+        if len(value) > 2 * len(ticks) and value.startswith(ticks) and value.endswith(ticks):
+            inner = value[len(ticks):-len(ticks)]
+            if ticks == "```":
+                tag = _FENCE_LANGUAGE.match(inner)
+                inner = inner[tag.end():] if tag else inner
+            return inner.strip() if "`" not in inner else value
+    return value
+
+
 def _analyze(ctx: _Context, marker: _Marker, index: int) -> Candidate:
     source, start, cstart, cend, end, in_tag = marker
     raw = ctx.text[cstart:cend].replace("\x00", "").strip()
@@ -339,6 +357,8 @@ def _analyze(ctx: _Context, marker: _Marker, index: int) -> Candidate:
         return make("too_long", None)
     if source == SOURCE_BOXED:
         raw = _unwrap_nested_boxes(raw)
+    else:
+        raw = _unwrap_code(raw)
     if not raw:
         return make("empty", raw)
     hedges, qualifiers = answer_flags(raw)

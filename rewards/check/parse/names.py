@@ -27,8 +27,10 @@ import sympy as sp
 MAX_EXPONENT = 5000
 # ... and in integrands, which come from datasets, not from the policy.
 MAX_INTEGRAND_EXPONENT = 50_000
-# Numbers inside a symbolic exponent only scale it (e^{6048x}).
+# Numbers inside a symbolic exponent only scale it (e^{6048x}) ...
 MAX_EXPONENT_COEFFICIENT = 100_000
+# ... and integrands may have steep features of their own (e^{-10^6 (x-1)^2}).
+MAX_INTEGRAND_EXPONENT_COEFFICIENT = 10**12
 # A base holding any other symbol (an integration constant, a stray letter,
 # a parameter) keeps a small bound: SymPy asks assumption questions about
 # such a base that can expand the power (cost ~n^3 for a complex base).
@@ -73,7 +75,15 @@ FUNCTIONS: dict[str, type[sp.Function]] = {
     "Ei": sp.Ei, "li": sp.li, "Li": sp.Li, "Si": sp.Si, "Ci": sp.Ci, "Shi": sp.Shi,
     "Chi": sp.Chi, "fresnels": sp.fresnels, "fresnelc": sp.fresnelc,
     "sign": sp.sign, "sgn": sp.sign, "LambertW": sp.LambertW,
+    "floor": sp.floor, "ceiling": sp.ceiling, "ceil": sp.ceiling,
 }
+# Greek letters as names of a variable or a parameter (``theta``), in both
+# syntaxes; those SymPy takes for functions or constants (gamma, zeta, pi)
+# and Python's lambda are not among them.
+GREEK_NAMES = frozenset({
+    "alpha", "beta", "delta", "epsilon", "eta", "theta", "iota", "kappa", "mu", "nu", "xi",
+    "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega",
+})
 # Canonical name -> function, for rebuilding the LaTeX parser's stand-ins.
 BY_CANONICAL_NAME: dict[str, type[sp.Function]] = {f.__name__: f for f in FUNCTIONS.values()}
 

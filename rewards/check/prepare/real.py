@@ -1,7 +1,8 @@
 """The answer and the integrand as functions of a real variable.
 
 The variable is rebound to a real symbol (``ln|x|`` differentiates to
-``1/x`` only then) and the parameters to positive ones; then the rewrites
+``1/x`` only then) and the parameters to real ones of either sign (they are
+generic: ``|a|`` must stay ``|a|``); then the rewrites
 of :func:`normalize` run, each named in the stage trace, and a piecewise
 answer must cover the domain (:mod:`.piecewise`).
 """
@@ -72,9 +73,11 @@ def real_stage(check: Check, answer: sp.Expr, integrand: sp.Expr, params: set[st
     start = time.perf_counter()
     symbol = check.symbol
     real_symbol = sp.Symbol(symbol, real=True)
-    # Parameters are taken real and positive, the usual reading of "a" in a
-    # table of integrals; the numeric screen samples them at fixed values.
-    param_symbols = {p: sp.Symbol(p, positive=True) for p in params}
+    # Parameters are real and of either sign: an answer must hold for every
+    # admissible value (positive symbols made |a| and sqrt(a^2) into a, so
+    # e^{ax}/|a| was "proved" for e^{ax}). The numeric evidence samples them
+    # with every sign pattern (evidence.gather.Evidence.parameter_refusal).
+    param_symbols = {p: sp.Symbol(p, real=True) for p in params}
     rules = ["bind_real_symbol"]
     mapping = {s: param_symbols[s.name] for s in integrand.free_symbols
                if s.name in param_symbols}

@@ -90,6 +90,25 @@ def _rule_spacing(t: str) -> str:
     return collapse_ws(_SPACING.sub(" ", t))
 
 
+# \lfloor u \rfloor and \lceil u \rceil: the functions floor and ceiling.
+_FLOOR_OPEN = re.compile(r"(?:\\left ?)?\\l(floor|ceil)(?![A-Za-z])")
+_FLOOR_CLOSE = re.compile(r"(?:\\right ?)?\\r(?:floor|ceil)(?![A-Za-z])")
+
+
+def _rule_floor_brackets(t: str) -> str:
+    if "floor" not in t and "ceil" not in t:
+        return t
+    return _FLOOR_CLOSE.sub(r"\\right)", _FLOOR_OPEN.sub(r"\\operatorname{\1}\\left(", t))
+
+
+# Variant Greek letters are the same letter: \varphi is the variable phi.
+_GREEK_VARIANT = re.compile(r"\\var(phi|theta|epsilon|rho|sigma|kappa)(?![A-Za-z])")
+
+
+def _rule_greek_variant(t: str) -> str:
+    return _GREEK_VARIANT.sub(r"\\\1", t)
+
+
 # sympy.latex prints fresnels/fresnelc/LambertW as S\left(x\right), C\left(x\right),
 # W\left(x\right). Only with \left( -- a model's C(x+1) stays a product.
 _SYMPY_LETTER_FUNCS = re.compile(r"(?<![A-Za-z\\_^])([SCW]) ?(?=\\left ?\()")
@@ -449,6 +468,8 @@ _PIPELINE: list[tuple[str, _Rule]] = [
     ("displaystyle", _rule_displaystyle),
     ("spacing", _rule_spacing),
     ("boxed", _rule_boxed),
+    ("greek_variant", _rule_greek_variant),
+    ("floor_brackets", _rule_floor_brackets),
     ("sympy_letter_function", _rule_sympy_letter_functions),
     ("left_right", _rule_left_right),
     ("abs_bars", _rule_abs_bars),

@@ -18,6 +18,15 @@ symbol that the caller substitutes back.
 '2 \\Omega_{9000} + x'
 >>> calls[0].name, calls[0].args
 ('elliptic_f', ['x', '\\frac{1}{2}'])
+
+The notations models write by hand are read the same way: ``F(x \mid m)``
+and ``F(x | m)`` (no ``\left``), ``\max(a, b)``/``\min``, Lambert's
+``W(x)``, ``W_0(x)``, ``W_{-1}(x)``, ``E_1(x)`` (the exponential integral
+E_n), ``H(x)`` (Heaviside), Fresnel's ``\operatorname{S}(x)`` and
+``\operatorname{C}(x)``, and ``\operatorname{frac}(x)``.
+
+>>> lift_special_calls(r"W_{0}(x) + \max(x, 0)")[1][1].name
+'Max'
 """
 from __future__ import annotations
 
@@ -49,7 +58,7 @@ _GAMMA = re.compile(r"\\([Gg]amma)(?![A-Za-z])(?:\s*\\[,;:!])*\s*(\\left\s*)?\("
 @dataclass
 class SpecialCall:
     """One special-function call lifted out of the text: its placeholder, kind and argument texts."""
-    name: str  # elliptic_f | elliptic_e | elliptic_k | elliptic_pi | hyper | uppergamma | lowergamma
+    name: str  # elliptic_*, hyper, uppergamma, lowergamma, or a _HANDWRITTEN name
     args: list[str]  # LaTeX of each argument (hyper: "a1,a2", "b1", "z")
     placeholder: str  # symbol name the main parse produces for this call
 
@@ -166,6 +175,119 @@ def _lift_gamma(text: str, calls: list[SpecialCall]) -> str:
     return "".join(out)
 
 
+# Calls written by hand, with ( or \left(: the head, then what it names.
+_NAMED = re.compile(
+    r"(?P<maxmin>\\(?:max|min)|\\operatorname\*? ?\{ ?(?:max|min) ?\})"
+    r"|(?P<frac>\\(?:operatorname|mathrm|text) ?\{ ?frac ?\})"
+    r"|(?P<fresnel>\\(?:operatorname|mathrm) ?\{ ?(?P<fresnel_letter>[SC]) ?\})"
+    r"|(?<![A-Za-z\\_^])(?P<lambert>W)(?: ?_ ?(?:\{ ?(?P<branch>0|-1) ?\}|(?P<branch_bare>0)))?"
+    r"|(?<![A-Za-z\\_^])E ?_ ?(?:\{ ?(?P<order>\d{1,2}) ?\}|(?P<order_bare>\d))"
+    r"|(?<![A-Za-z\\_^])(?P<heaviside>H)"
+    r"|(?P<heaviside_op>\\operatorname ?\{ ?H ?\})")
+_OPEN = re.compile(r" ?(\\left ?)?\(")
+
+
+def _named_call(m: re.Match[str], args: list[str]) -> tuple[str, list[str]] | None:
+    """(function, argument texts) for a hand-written call, or None to leave it."""
+    if m.group("maxmin"):
+        name = "Max" if "max" in m.group("maxmin") else "Min"
+        return (name, args) if all(args) else None
+    if len(args) != 1 or not args[0]:
+        return None
+    if m.group("frac"):
+        return "frac", args
+    if m.group("fresnel"):
+        return ("fresnels" if m.group("fresnel_letter") == "S" else "fresnelc"), args
+    if m.group("lambert"):
+        branch = m.group("branch") or m.group("branch_bare")
+        return "LambertW", args + ([branch] if branch == "-1" else [])
+    if m.group("order") or m.group("order_bare"):
+        return "expint", [m.group("order") or m.group("order_bare"), *args]
+    return "Heaviside", args
+
+
+def _lift_named(text: str, calls: list[SpecialCall]) -> str:
+    """Hand-written calls (see the module docstring) -> placeholders."""
+    out, pos = [], 0
+    for m in _NAMED.finditer(text):
+        if m.start() < pos:
+            continue
+        opened = _OPEN.match(text, m.end())
+        if opened is None:
+            continue
+        if opened.group(1):                          # \left( ... \right)
+            try:
+                close, _middles = _close(text, opened.end())
+            except ParseFailure:
+                continue
+            inner, after = text[opened.end():close], text.index(")", close) + 1
+        else:
+            close_paren = _paren_close(text, opened.end())
+            if close_paren is None:
+                continue
+            inner, after = text[opened.end():close_paren], close_paren + 1
+        named = _named_call(m, _split_top(inner, ","))
+        if named is None:
+            continue
+        if len(calls) >= MAX_CALLS:
+            raise ParseFailure("too_many_nodes", "too many special function calls")
+        placeholder = PLACEHOLDER.format(_FIRST_PLACEHOLDER + len(calls))
+        calls.append(SpecialCall(named[0], named[1], placeholder.replace("\\", "")))
+        out.append(text[pos:m.start()])
+        out.append(" " + placeholder + " ")
+        pos = after
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# F(x | m), F(x \mid m): an elliptic call written without \left and \middle.
+_ELLIPTIC_PLAIN = re.compile(r"(?<![A-Za-z\\])([FE]|\\Pi) ?\(")
+_MID = re.compile(r"\\mid(?![A-Za-z])|\|")
+_MID_COMMAND = re.compile(r"\\mid(?![A-Za-z])")
+
+
+# \operatorname{F}(...) is the elliptic F written as an operator name.
+_OPERATOR_ELLIPTIC = re.compile(
+    r"\\(?:operatorname|mathrm) ?\{ ?([FEK]|Pi) ?\}(?= ?(?:\\left ?)?\()")
+
+
+def _elliptic_notation(text: str) -> str:
+    r"""Rewrite ``F(x | m)`` and ``F(x \mid m)`` (with or without \left) into the
+    ``F\left(x\middle| m\right)`` that sympy.latex prints."""
+    if "|" not in text and "mid" not in text:
+        return text
+    text = _OPERATOR_ELLIPTIC.sub(lambda m: "\\Pi" if m.group(1) == "Pi" else m.group(1), text)
+    out, pos = [], 0
+    for m in _ELLIPTIC_PLAIN.finditer(text):
+        if m.start() < pos:
+            continue
+        close = _paren_close(text, m.end())
+        if close is None:
+            continue
+        inner = text[m.end():close]
+        separators = [s for s in _MID.finditer(inner) if not _nested(inner, s.start())]
+        if len(separators) != 1:
+            continue
+        sep = separators[0]
+        out.append(text[pos:m.start()])
+        out.append(f"{m.group(1)}\\left({inner[:sep.start()]}\\middle| "
+                   f"{inner[sep.end():]}\\right)")
+        pos = close + 1
+    if not out:
+        return _MID_COMMAND.sub(r"\\middle|", text) if "\\left" in text else text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _nested(text: str, at: int) -> bool:
+    depth = 0
+    for ch in text[:at]:
+        depth += {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}.get(ch, 0)
+    return depth > 0
+
+
 def _semicolons(text: str, start: int) -> bool:
     """Whether the ``\\left(`` call starting at ``start`` reads ``(a, b; c; z)``."""
     try:
@@ -178,7 +300,7 @@ def _semicolons(text: str, start: int) -> bool:
 def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
     """Replace each special-function call by a placeholder symbol."""
     calls: list[SpecialCall] = []
-    text = _lift_gamma(text, calls)
+    text = _lift_named(_lift_gamma(_elliptic_notation(text), calls), calls)
     out, pos = [], 0
     while True:
         m = _HEAD.search(text, pos)
@@ -209,6 +331,13 @@ def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
     return "".join(out).strip().replace("  ", " "), calls
 
 
+_HANDWRITTEN: dict[str, Callable[..., sp.Expr]] = {
+    "Max": sp.Max, "Min": sp.Min, "frac": sp.frac, "fresnels": sp.fresnels,
+    "fresnelc": sp.fresnelc, "LambertW": sp.LambertW, "expint": sp.expint,
+    "Heaviside": sp.Heaviside,
+}
+
+
 def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
     """The SymPy expression for a lifted call, its arguments parsed by ``parse``."""
     if call.name == "hyper":
@@ -216,6 +345,8 @@ def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
         lower = [parse(b) for b in _split_top(call.args[1], ",") if b]
         return sp.hyper(upper, lower, parse(call.args[2]))
     args = [parse(a) for a in call.args]
+    if call.name in _HANDWRITTEN:
+        return _HANDWRITTEN[call.name](*args)
     if call.name in ("uppergamma", "lowergamma"):
         order = args[0]
         if order.is_Number and abs(order) > MAX_GAMMA_ORDER:

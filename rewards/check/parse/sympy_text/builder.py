@@ -11,8 +11,11 @@ import sympy
 
 from ...errors import ParseFailure
 from ..names import (
+    GREEK_NAMES,
     MAX_CONSTANT_EXPONENT,
     MAX_EXPONENT,
+    MAX_EXPONENT_COEFFICIENT,
+    MAX_INTEGRAND_EXPONENT_COEFFICIENT,
     MAX_PIECES,
     is_constant_name,
 )
@@ -92,7 +95,8 @@ class _Builder:
         self.var = sympy.Symbol(symbol, real=True)
         self.max_depth = max_depth
         self.max_nodes = max_nodes
-        self.bounds = _Bounds(self.var, max_exponent)
+        self.bounds = _Bounds(self.var, max_exponent, MAX_EXPONENT_COEFFICIENT if answer
+                              else MAX_INTEGRAND_EXPONENT_COEFFICIENT)
         self.answer = answer
         self.notes = notes
 
@@ -220,7 +224,7 @@ class _Builder:
             raise ParseFailure("function_as_value", f"{name} must be called with arguments")
         if name in _DENIED_NAMES:
             raise ParseFailure("forbidden_name", f"name {name!r} is not allowed")
-        if not _SHORT_SYMBOL_RE.match(name):
+        if not (_SHORT_SYMBOL_RE.match(name) or name in GREEK_NAMES):
             raise ParseFailure("unknown_name", f"unknown name {name!r}")
 
     def _check_call(self, name: str) -> None:

@@ -64,6 +64,9 @@ def _polylog(b, args):
     return sympy.polylog(s, z, evaluate=bool(z.is_Rational and not s.free_symbols))
 
 
+# Arguments of Max/Min (each a comparison SymPy may try to decide).
+_MAX_MINMAX_ARGS = 8
+
 _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
     "exp": (frozenset({1}), lambda b, a: b.exp(a[0])),
     "log": (frozenset({1, 2}), _log),
@@ -90,6 +93,15 @@ _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
     "elliptic_f": _plain(sympy.elliptic_f, 2),
     "elliptic_e": _plain(sympy.elliptic_e, 1, 2),
     "elliptic_pi": _plain(sympy.elliptic_pi, 2, 3),
+    # Steps and pieces (continuous answers are written with them too).
+    "frac": _plain(sympy.frac, 1),
+    "Max": _plain(sympy.Max, *range(1, _MAX_MINMAX_ARGS + 1)),
+    "Min": _plain(sympy.Min, *range(1, _MAX_MINMAX_ARGS + 1)),
+    "max": _plain(sympy.Max, *range(2, _MAX_MINMAX_ARGS + 1)),
+    "min": _plain(sympy.Min, *range(2, _MAX_MINMAX_ARGS + 1)),
+    # The exponential integral E_n(x), and E1 for E_1.
+    "expint": (frozenset({2}), _bounded(sympy.expint, MAX_ORDER, "expint")),
+    "E1": (frozenset({1}), lambda b, a: _apply(sympy.expint, [sympy.Integer(1), a[0]])),
 }
 # Every one-argument spelling both parsers share (sign and sgn among them).
 for _name, _func in _NAMED_FUNCTIONS.items():

@@ -119,9 +119,11 @@ class _Bounds:
     """The exponent limits of one parse: which symbol is the variable and how
     large a power of it may be (answers and integrands differ)."""
 
-    def __init__(self, var: sympy.Symbol | None, max_exponent: int) -> None:
+    def __init__(self, var: sympy.Symbol | None, max_exponent: int,
+                 max_coefficient: int = MAX_EXPONENT_COEFFICIENT) -> None:
         self.var = var
         self.max_exponent = max_exponent
+        self.max_coefficient = max_coefficient
 
     def power_limit(self, base: sympy.Expr) -> int:
         """Largest |n| for base**n with a symbolic base."""
@@ -138,7 +140,7 @@ _DEFAULT_BOUNDS = _Bounds(None, MAX_EXPONENT)
 def _check_exponent_atoms(e: sympy.Expr, bounds: _Bounds = _DEFAULT_BOUNDS) -> None:
     # Numbers in a constant exponent make numbers; in a symbolic one
     # (exp(6048*x)) they only scale the variable.
-    limit = MAX_EXPONENT_COEFFICIENT if e.free_symbols else MAX_CONSTANT_EXPONENT
+    limit = bounds.max_coefficient if e.free_symbols else MAX_CONSTANT_EXPONENT
     for atom in e.atoms(sympy.Rational):
         if abs(atom) > limit:
             raise ParseFailure(

@@ -64,3 +64,18 @@ def test_the_memo_does_not_keep_load_dependent_outcomes():
     assert slow.verdict is Verdict.TIMEOUT
     later = check_antiderivative(hard, "x**2", input_kind="expr", timeout_s=30, memo=memo)
     assert later.verdict is Verdict.CORRECT and "memo" not in stage_names(later)
+
+
+@pytest.mark.parametrize("first, second, verdicts", [
+    # Same derivative off a point, one of them jumps where f is continuous.
+    (r"\frac{x^3}{3}", r"\frac{x^3}{3} + \operatorname{sgn}(x - 2)", ("CORRECT", "WRONG")),
+    (r"\frac{x^3}{3} + \operatorname{sgn}(x - 2)", r"\frac{x^3}{3} + 1", ("WRONG", "CORRECT")),
+])
+def test_the_memo_never_lends_a_verdict_across_a_jump(first, second, verdicts):
+    # F' is the same for both (the step's DiracDelta dropped); whether F
+    # jumps is a property of F: each gets its own verdict.
+    memo = JudgementMemo()
+    a = check_antiderivative(first, "x**2", memo=memo, timeout_s=30)
+    b = check_antiderivative(second, "x**2", memo=memo, timeout_s=30)
+    assert (a.verdict.value, b.verdict.value) == verdicts
+    assert "memo" not in stage_names(b)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from .errors import ParseFailure, describe, strict_mode
+from .memory import memory_cap
 from .request import CheckRequest
 from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since
 from .timebox import Deadline, StepTimeout, time_limit
@@ -83,7 +84,8 @@ class Check:
         it is never scored as the model's fault."""
         timeout_s = self.request.timeout_s
         try:
-            with time_limit(max(self.deadline.remaining(), 1e-3)):
+            with memory_cap(self.request.memory_limit_mb), \
+                    time_limit(max(self.deadline.remaining(), 1e-3)):
                 return stages()
         except Decided as decided:
             return self.finish(decided.verdict, self.last_stage, decided.detail)

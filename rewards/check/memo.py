@@ -6,6 +6,7 @@ from collections import OrderedDict
 
 import sympy as sp
 
+from .evidence.continuity import jump_arguments
 from .evidence.domain import restricts_domain
 from .evidence.points import structure_digest
 from .result import CheckResult, StageRecord, Verdict
@@ -15,9 +16,11 @@ class JudgementMemo:
     """Verdicts by (derivative, integrand), an LRU for one worker process.
 
     Answers that differ by a constant have the same derivative: the second
-    one skips the numeric and symbolic stages. An answer whose real reading
-    matters (a logarithm, a radical: see :mod:`.domain`) is keyed by its
-    written form too, without additive constants. TIMEOUT and CHECKER_ERROR
+    one skips the numeric and symbolic stages. An answer whose written form
+    decides too (a logarithm or a radical, read by the domain rule; a step, a
+    piece or a bounded function of a pole, where F may jump while F' stays the
+    same: see :mod:`.evidence.continuity`) is keyed by that form, without
+    additive constants. TIMEOUT and CHECKER_ERROR
     are never kept (they depend on load, not on the answer).
     """
 
@@ -28,11 +31,11 @@ class JudgementMemo:
     @staticmethod
     def key(derivative: sp.Expr, integrand: sp.Expr, written: sp.Expr) -> tuple[str, ...]:
         """The memo key of an answer: its derivative and integrand, plus its
-        written form where the domain rule reads it."""
+        written form where the domain rule or the continuity check reads it."""
         # Structural digests, not srepr: printing each derivative again for
         # its key cost as much as the digest its sample points are seeded by.
         form = ""
-        if restricts_domain(written):
+        if restricts_domain(written) or jump_arguments(written):
             form = structure_digest(
                 sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols))).hex()
         return structure_digest(derivative, integrand).hex(), form

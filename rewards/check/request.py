@@ -50,6 +50,10 @@ class CheckRequest:
         timeout_s: seconds one check may take, in the worker or in-process.
         proof_budget_s: seconds the symbolic ladder may take once the strict
             numeric test passed (it then only decides symbolic vs numeric-only).
+        memory_limit_mb: memory one check may add to the process running it
+            (``RLIMIT_AS``, :mod:`rewards.check.memory`); ``None``: no cap, for
+            hosts that manage memory themselves (the reward's workers are
+            capped once, by their pool).
     """
 
     symbol: str | None = None
@@ -59,6 +63,7 @@ class CheckRequest:
     answer_policy: AnswerPolicy = DEFAULT_POLICY
     timeout_s: float = 5.0
     proof_budget_s: float = LADDER_BUDGET_S
+    memory_limit_mb: int | None = 3072
 
     def __post_init__(self) -> None:
         # Configuration errors fail here, at construction, never as a verdict.

@@ -57,7 +57,8 @@ class RewardConfig:
         timeout_s: the hard deadline of one sample.
         chunk_size: samples per task sent to a worker.
         memory_limit_mb: ``RLIMIT_AS`` per worker, lowered to this rank's share
-            of the node's memory; ``None``: no cap.
+            of the node's memory; a check run in-process with this config's
+            request may add this much to its process; ``None``: no cap.
         cache_size: verdicts kept across batches (LRU).
         max_tasks_per_worker_pool: recycle the pool after this many samples...
         max_worker_rss_mb: ... or once a worker grows past this RSS.
@@ -88,7 +89,7 @@ class RewardConfig:
     workers: int | None = None
     timeout_s: float = _CHECK.timeout_s
     chunk_size: int = 4
-    memory_limit_mb: int | None = 3072
+    memory_limit_mb: int | None = _CHECK.memory_limit_mb
     cache_size: int = 20_000
     max_tasks_per_worker_pool: int = 20_000
     max_worker_rss_mb: float = 2048.0
@@ -166,7 +167,8 @@ class RewardConfig:
                             answer_syntax=self.answer_syntax,
                             integrand_kind=self.integrand_kind,
                             answer_policy=self.answer_policy(), timeout_s=self.timeout_s,
-                            proof_budget_s=self.proof_budget_s)
+                            proof_budget_s=self.proof_budget_s,
+                            memory_limit_mb=self.memory_limit_mb)
 
     def answer_policy(self) -> AnswerPolicy:
         """Which part of a completion is graded (see :mod:`rewards.check.extract`)."""

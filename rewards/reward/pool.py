@@ -324,7 +324,8 @@ class CheckPool:
         # custom checkers). It must be importable by the workers.
         self.check_fn = check_fn
         self.config = config
-        self.request = config.check_request()
+        # Workers are capped once, by _init_worker: no per-check cap on top.
+        self.request = config.check_request().replace(memory_limit_mb=None)
         self.workers = config.workers or auto_workers()
         self.timeout_s = config.timeout_s
         self.chunk_size = max(1, int(config.chunk_size))

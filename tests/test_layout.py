@@ -106,3 +106,44 @@ def test_benchmarks_and_test_helpers_are_not_in_the_package():
     names = {p.name for p in PACKAGE.rglob("*.py")}
     assert not {"soak.py", "tiny_model.py", "seed_design.py", "peers.py"} & names
     assert not (PACKAGE / "bench").exists()
+
+
+# Inside the checker, its stages in data-flow order: a module imports from its
+# own step and the ones before it. The leaves (results, errors, clocks, the
+# function table, the memory cap) come first; the pipeline that runs the
+# stages, and the package's own __init__, last.
+CHECK_STEPS = (
+    ("rewards.check.errors", "rewards.check.result", "rewards.check.timebox",
+     "rewards.check.functions", "rewards.check.memory"),
+    ("rewards.check.parse",),
+    ("rewards.check.extract",),
+    ("rewards.check.proof", "rewards.check.evidence"),
+    ("rewards.check.request",),
+    ("rewards.check.context",),
+    ("rewards.check.prepare",),
+    ("rewards.check.memo",),
+    ("rewards.check.pipeline",),
+)
+
+
+def _check_step(module: str) -> int | None:
+    for index, step in enumerate(CHECK_STEPS):
+        if any(module == s or module.startswith(s + ".") for s in step):
+            return index
+    return None
+
+
+def test_every_checker_module_belongs_to_a_step():
+    modules = [m for m in _graph() if _layer(m) == 0 and m != "rewards.check"]
+    assert [m for m in modules if _check_step(m) is None] == []
+
+
+def test_no_checker_step_imports_from_a_later_one():
+    upward = []
+    for module, deps in _graph().items():
+        own = _check_step(module)
+        for dep in deps:
+            theirs = _check_step(dep)
+            if own is not None and theirs is not None and theirs > own:
+                upward.append(f"{module} -> {dep}")
+    assert not upward, upward

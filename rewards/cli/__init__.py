@@ -28,6 +28,7 @@ def _prog() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``python -m rewards`` parser with every subcommand."""
     parser = argparse.ArgumentParser(
         prog=_prog(), description="Antiderivative reward: check answers, score datasets, "
                                   "compare reward shapings.",
@@ -53,6 +54,7 @@ def _dispatch(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand; the process's exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         try:

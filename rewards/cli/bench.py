@@ -26,6 +26,7 @@ def run(argv: list[str]) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``bench`` (an alias of ``python -m benchmarks``)."""
     parser = sub.add_parser(
         "bench", help="benchmarks against the peers (from a source checkout: "
                       "python -m benchmarks)", add_help=False,

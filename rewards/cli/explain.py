@@ -27,6 +27,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``explain``."""
     parser = sub.add_parser(
         "explain", help="check one answer and print the stage trace (exit 0 only on CORRECT)",
         description="Check one answer against one integrand and print every stage the "

@@ -61,6 +61,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``serve``."""
     from ..serve.config import EXTRA_LOGS, TOKEN_ENV, ServeConfig
 
     defaults = ServeConfig()

@@ -107,6 +107,7 @@ class SampleScore:
 
     @classmethod
     def from_outcome(cls, outcome: Outcome, null_reward: float) -> SampleScore:
+        """The score of one outcome, with ``null_reward`` where the shaping gives none."""
         if not outcome.judged or outcome.result is None:
             return cls.unscored("integrand_missing", null_reward)
         result = outcome.result
@@ -125,6 +126,7 @@ class SampleScore:
 
     @property
     def outcome_class(self) -> OutcomeClass:
+        """The shaping's outcome class of this score."""
         return classify(self.verdict, self.confidence, self.reason)
 
     def flags(self) -> dict[str, float]:
@@ -136,6 +138,7 @@ class SampleScore:
                 "checker_error": float(kind is OutcomeClass.CHECKER_ERROR)}
 
     def to_dict(self) -> dict[str, Any]:
+        """The score as the stacks' extra fields."""
         return asdict(self)
 
 
@@ -151,6 +154,7 @@ def sample_scores(outcomes: list[Outcome], null_reward: float,
 
 
 def log_checker_error(score: SampleScore, integrand: Any) -> None:
+    """One warning line for a CHECKER_ERROR, values cut short."""
     logger.warning("CHECKER_ERROR (%s) for integrand %s: reported as %s", score.reason,
                    for_log(integrand), score.score)
 

@@ -97,6 +97,7 @@ def load_outcomes(path: str | Path, group_column: str | None = None) -> StoredOu
 # -- numbers -----------------------------------------------------------------
 @dataclass
 class PresetResult:
+    """One preset's rewards over a scored dataset: their distribution and the groups' signal."""
     name: str
     values: dict[str, float | None]
     rewards: list[float | None]
@@ -111,9 +112,11 @@ class PresetResult:
 
     @property
     def zero_variance_frac(self) -> float | None:
+        """Share of groups whose rewards are all equal (no gradient)."""
         return self.zero_variance_groups / self.n_groups if self.n_groups else None
 
     def advantage_stats(self) -> dict[str, float | None]:
+        """Mean, spread and extremes of the group-normalized advantages."""
         adv = self.advantages
         if not adv:
             return {k: None for k in ("adv_p05", "adv_p25", "adv_p50", "adv_p75", "adv_p95",
@@ -125,6 +128,7 @@ class PresetResult:
                 "adv_zero_frac": sum(1 for a in adv if a == 0.0) / len(adv)}
 
     def row(self) -> dict[str, Any]:
+        """The preset's line of the report table."""
         return {"preset": self.name, "rows": len(self.rewards), "no_gradient": self.no_gradient,
                 "reward_mean": self.mean, "reward_std": self.std, "groups": self.n_groups,
                 "zero_variance_group_frac": self.zero_variance_frac, **self.advantage_stats()}
@@ -132,6 +136,7 @@ class PresetResult:
 
 @dataclass
 class PairAgreement:
+    """How often two presets rank a group's completions the same way."""
     a: str
     b: str
     spearman: float | None
@@ -147,6 +152,7 @@ class PairAgreement:
 
 @dataclass
 class AblationReport:
+    """Every preset's result, their pairwise agreement and notes."""
     source: str
     rows: int
     invalid_rows: int
@@ -159,6 +165,7 @@ class AblationReport:
 
 
 def preset_result(shaping: RewardShaping, outcomes: StoredOutcomes) -> PresetResult:
+    """Rewards of one preset over the scored rows (from verdicts, no re-check)."""
     rewards = [shaping.reward(v, c, r) for v, c, r in
                zip(outcomes.verdicts, outcomes.confidences, outcomes.reasons, strict=True)]
     valid = valid_rewards(rewards)
@@ -241,6 +248,9 @@ def pair_order_counts(a: list[float], b: list[float]) -> tuple[int, int]:
 
 def pair_agreement(x: PresetResult, y: PresetResult, groups: list[str] | None
                    ) -> PairAgreement:
+    """How two presets agree: Spearman's rho over the rows both reward, and the
+    share of completion pairs (within each group, when there are groups) they
+    order the same way."""
     both = [i for i, (p, q) in enumerate(zip(x.rewards, y.rewards, strict=True))
             if p is not None and q is not None]
     a = [float(x.rewards[i]) for i in both]
@@ -366,6 +376,7 @@ def _log_scale_if_skewed(ax: Any, counts: list[int]) -> None:
 
 
 def render_markdown(report: AblationReport, plots: list[Path]) -> str:
+    """The report as Markdown."""
     lines = [f"# Reward-shaping ablation: {Path(report.source).name}", "",
              f"- source: `{report.source}`", f"- rows: {report.rows}"
              + (f" ({report.invalid_rows} rows without a verdict skipped)"

@@ -22,11 +22,13 @@ class LocalBackend:
 
     def map(self, batches: Iterable[list[dict[str, Any]]], columns: Columns, *,
             with_traces: bool = False) -> Iterator[ScoredBatch]:
+        """Score ``batches`` in order, in this process's reward."""
         for index, rows in enumerate(batches, start=1):
             yield score_batch(self.reward, rows, columns, with_traces=with_traces,
                               batch_index=index)
 
     def close(self) -> None:
+        """Stop the reward's workers."""
         self.reward.close()
 
 

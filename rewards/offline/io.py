@@ -67,6 +67,7 @@ class InputSource:
     _dataset: Any = None  # a datasets.Dataset for disk/hub inputs
 
     def iter_batches(self, batch_size: int = 256) -> Iterator[list[dict[str, Any]]]:
+        """The rows in batches of ``batch_size``, in input order."""
         batch_size = max(1, int(batch_size))
         if self.kind == "jsonl":
             yield from _chunks(_iter_jsonl(Path(self.location)), batch_size)
@@ -255,6 +256,7 @@ def is_missing(value: Any) -> bool:
 
 
 def clean_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with string keys and ``None`` for missing values (NaN, blank cells)."""
     return {str(k): (None if _scalar_missing(v) else v) for k, v in row.items()}
 
 
@@ -464,6 +466,7 @@ def rows_to_table(rows: list[dict[str, Any]]) -> Any:
 
 
 def concat_tables(tables: list[Any]) -> Any:
+    """One Arrow table from several with the same columns."""
     pa = require("pyarrow", "data", "parquet files")
 
     try:

@@ -52,6 +52,7 @@ class _Scorer:
                            batch_index=batch_index)
 
     def close(self) -> bool:
+        """Stop the actors (and the Ray session this backend started)."""
         self.reward.close()
         return True
 
@@ -86,6 +87,7 @@ class RayBackend:
 
     def map(self, batches: Iterable[list[dict[str, Any]]], columns: Columns, *,
             with_traces: bool = False) -> Iterator[ScoredBatch]:
+        """Score ``batches`` on the Ray actors, results in input order."""
         ray = self._ray
         pending: deque[tuple[Any, int]] = deque()  # (result ref, actor), input order
         source = iter(enumerate(batches, start=1))

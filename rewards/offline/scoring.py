@@ -73,6 +73,7 @@ class ScoreSummary:
     groups: dict[str, list[float | None]] = field(default_factory=dict)
 
     def add(self, batch: ScoredBatch) -> None:
+        """Count one scored batch."""
         self.cached += batch.cached
         for row in batch.rows:
             self.rows += 1
@@ -106,6 +107,7 @@ class ScoreSummary:
 
     @property
     def rows_per_s(self) -> float:
+        """Rows scored per second of wall time."""
         return self.rows / self.wall_s if self.wall_s > 0 else 0.0
 
     @property
@@ -114,11 +116,13 @@ class ScoreSummary:
         return self.rows + self.skipped
 
     def zero_variance_groups(self) -> tuple[int, float]:
+        """Groups whose rewards are all equal."""
         n = len(self.groups)
         flat = sum(1 for rewards in self.groups.values() if not group_has_signal(rewards))
         return n, (flat / n if n else 0.0)
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as JSON-able values."""
         n_groups, flat = self.zero_variance_groups()
         return {
             "rows": self.rows, "skipped": self.skipped, "total_rows": self.total_rows,
@@ -136,6 +140,7 @@ class ScoreSummary:
         }
 
     def render(self, top: int = 10) -> str:
+        """The summary as the lines ``score`` prints."""
         lines = [f"scored {self.rows} rows in {self.wall_s:.1f} s "
                  f"({self.rows_per_s:.2f} rows/s); {self.cached} dedup/cache hits"]
         if self.skipped:

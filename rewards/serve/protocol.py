@@ -53,12 +53,14 @@ class RewardRequest:
 
 @dataclass(frozen=True)
 class ScoreRequest:
+    """A parsed request: completions, integrands, optional variables."""
     completions: list[str | None]
     integrands: list[str | None]
     variables: list[str | None] | None
 
 
 def parse_json(body: bytes) -> dict[str, Any]:
+    """The JSON body, or a :class:`BadRequest`."""
     try:
         data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -139,6 +141,7 @@ def _labels(values: list) -> list[Any]:
 
 
 def parse_get_reward(data: dict[str, Any], *, max_items: int) -> RewardRequest:
+    """OpenRLHF's ``/get_reward`` body as a :class:`ScoreRequest`."""
     queries = _list(data, "query", "strings", required=True, max_items=max_items)
     prompts = _list(data, "prompts", "strings", required=False, max_items=max_items)
     labels = _list(data, "labels", "integrands (strings); OpenRLHF: --data.label_key",
@@ -150,6 +153,7 @@ def parse_get_reward(data: dict[str, Any], *, max_items: int) -> RewardRequest:
 
 
 def parse_score(data: dict[str, Any], *, max_items: int) -> ScoreRequest:
+    """The ``/score`` body as a :class:`ScoreRequest`."""
     completions = _list(data, "completions", "strings or chat-message lists", required=True,
                         max_items=max_items)
     integrands = _list(data, "integrands", "strings", required=True, max_items=max_items)

@@ -104,11 +104,13 @@ class RewardApp:
                     self.served += 1
 
     def request_started(self, conn: socket.socket) -> None:
+        """Count a request being served."""
         with self._cond:
             self._busy += 1
             self._fresh.discard(conn)
 
     def request_finished(self) -> None:
+        """Count a request done."""
         with self._cond:
             self._busy -= 1
             self._cond.notify_all()
@@ -129,6 +131,7 @@ class RewardApp:
             return True
 
     def connection_closed(self, conn: socket.socket) -> None:
+        """Forget a closed connection."""
         with self._cond:
             self._connections.discard(conn)
             self._fresh.discard(conn)
@@ -149,6 +152,7 @@ class RewardApp:
         return True
 
     def close_connections(self) -> None:
+        """Close every idle connection (draining)."""
         with self._cond:
             connections = list(self._connections)
         for conn in connections:
@@ -192,6 +196,7 @@ class RewardApp:
             return 500, {"error": f"internal error: {message}"}
 
     def health(self) -> tuple[int, dict[str, Any]]:
+        """(status, body) of ``/health``: 503 while draining."""
         with self._cond:
             state = {"status": "draining" if self.draining else "ok",
                      "inflight": self._busy, "served": self.served,
@@ -524,11 +529,13 @@ class RewardServer:
 
     @property
     def address(self) -> tuple[str, int]:
+        """(host, port) the server listens on."""
         host, port = self._httpd.server_address[:2]
         return str(host), int(port)
 
     @property
     def url(self) -> str:
+        """The server's base URL."""
         host, port = self.address
         return f"http://{host}:{port}"
 

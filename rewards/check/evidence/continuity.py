@@ -55,6 +55,7 @@ class Jump:
     size: str
 
     def to_dict(self) -> dict[str, str]:
+        """The jump as stage data."""
         return {"at": self.at, "size": self.size}
 
 

@@ -359,10 +359,11 @@ def real_points(rng: random.Random, intervals: Sequence[tuple[Fraction, Fraction
 # Features a check probes for localized terms, the nearest the origin first.
 MAX_FEATURES = 24
 # Offsets tried around each feature, as powers of ten relative to max(1, |x0|):
-# a step or bump of width w shows at an offset below w. Never at x0 itself,
-# where F' may differ from f at that one point (a piece boundary), which the
-# definition allows.
-_FEATURE_OFFSETS = (3, 6, 9, 12, 15, 18)
+# a step or bump of width w shows at an offset below w, and every w from 1e-15
+# up has one within a factor 1e4 below it. Never at x0 itself, where F' may
+# differ from f at that one point (a piece boundary), which the definition
+# allows.
+_FEATURE_OFFSETS = (3, 7, 11, 15)
 
 
 def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> Iterable[sp.Expr]:
@@ -387,7 +388,7 @@ def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
     round-off at every generic point: next to the zeros (exact for
     polynomials, at any distance) of the arguments and bases in them and the
     critical points of the polynomial ones, at offsets of every scale from
-    1e-3 to 1e-18 with random mantissas and signs (no fixed set a policy
+    1e-3 to 1e-15 with random mantissas and signs (no fixed set a policy
     could learn to avoid)."""
     substitutions = substitutions or {}
     roots: dict[Fraction, None] = {}

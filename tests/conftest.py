@@ -1,5 +1,6 @@
 """Shared test settings and helpers.
 
+Shared helpers (hang guards, process checks) are in ``tests/support.py``.
 Strict mode (:mod:`rewards.check.errors`) is on for the whole suite and for
 every worker process it starts (they inherit the environment): an exception
 in our own code raises instead of becoming a CHECKER_ERROR verdict, so a bug
@@ -9,37 +10,13 @@ CHECKER_ERROR path itself turn it off with the ``lenient`` fixture.
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable
 
-import psutil
 import pytest
 
 from rewards.check.errors import STRICT_ENV
 
 os.environ[STRICT_ENV] = "1"
 
-# A bound on how long a test waits for something that should happen soon: a
-# hang guard, never a performance assertion.
-HANG_GUARD_S = 120.0
-
-
-def eventually(predicate: Callable[[], bool], seconds: float = HANG_GUARD_S) -> bool:
-    """Poll ``predicate`` until it holds or ``seconds`` pass; its last value."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not)."""
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ import psutil
 import pytest
 
 from rewards import AntiderivativeReward, RewardShaping, Verdict, check_antiderivative
+from tests.support import HANG_GUARD_S
 
 V = Verdict
 SHAPING = RewardShaping.preset("default")
@@ -39,7 +40,6 @@ CORRECT_REWARD = SHAPING.correct_symbolic
 # cannot turn one into TIMEOUT. Slow cases get the short deadline instead.
 TIMEOUT_S = 20.0
 SLOW_TIMEOUT_S = 2.0
-HANG_GUARD_S = 60.0  # a hang guard, not a performance assertion
 CANARY = f"/tmp/rewards-adversarial-canary-{os.getpid()}"  # payloads try to create this
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -17,18 +16,9 @@ import yaml
 from rewards import AntiderivativeReward, RewardConfig
 from rewards.reward import pool as pool_module
 from rewards.reward.batcher import Batcher, interleave
+from tests.support import HANG_GUARD_S, eventually
 
 ROOT = Path(__file__).resolve().parents[1]
-HANG_GUARD_S = 120.0  # a hang guard, not a performance assertion
-
-
-def _eventually(predicate, seconds: float = HANG_GUARD_S) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
 
 
 class GatedBatch:
@@ -73,7 +63,7 @@ def test_concurrent_calls_form_one_batch_and_get_their_own_results():
     batcher = make_batcher(gated)
     results: dict[str, list] = {}
     first = call_in_thread(batcher, [("a0", "f", "x")], results, "a")
-    assert _eventually(lambda: len(gated.batches) == 1)
+    assert eventually(lambda: len(gated.batches) == 1)
     calls = {"b": [("b0", "g", "x"), ("b1", "g", "x"), ("b2", "g", "t")],
              "c": [("c0", "h", None)],
              "d": [("d0", "k", "x"), ("d1", "k", "x")]}
@@ -81,7 +71,7 @@ def test_concurrent_calls_form_one_batch_and_get_their_own_results():
     for n, (key, rows) in enumerate(calls.items(), start=1):
         # One at a time, so the queue order is known.
         threads.append(call_in_thread(batcher, rows, results, key))
-        assert _eventually(lambda n=n: batcher.queued == n)
+        assert eventually(lambda n=n: batcher.queued == n)
     gated.release()
     for thread in [first, *threads]:
         thread.join(HANG_GUARD_S)
@@ -101,7 +91,7 @@ def test_a_call_past_its_own_bound_returns_and_leaves_the_queue():
     batcher = make_batcher(gated, budget_s=0.3, cancelled=cancelled)
     results: dict[str, list] = {}
     first = call_in_thread(batcher, [("slow", "f", "x")], results, "slow")
-    assert _eventually(lambda: len(gated.batches) == 1)
+    assert eventually(lambda: len(gated.batches) == 1)
     queued = call_in_thread(batcher, [("late", "f", "x")], results, "late")
     # Both callers give up at their own bound while the first batch hangs.
     first.join(HANG_GUARD_S)
@@ -110,7 +100,7 @@ def test_a_call_past_its_own_bound_returns_and_leaves_the_queue():
     assert batcher.queued == 0  # the queued call was dropped, never run
     assert cancelled.is_set()  # nobody waits for the running batch: cancelled
     gated.release()
-    assert _eventually(lambda: batcher.stats.batches == 1 and not batcher._running)
+    assert eventually(lambda: batcher.stats.batches == 1 and not batcher._running)
     assert gated.batches == [["slow"]]
     assert batcher.stats.expired_calls == 2 and batcher.stats.cancelled_batches == 1
 
@@ -188,11 +178,11 @@ def test_threads_calling_the_reward_are_checked_together(reward):
 
         threads = [threading.Thread(target=one, args=(0,))]
         threads[0].start()
-        assert _eventually(lambda: seen)
+        assert eventually(lambda: seen)
         for i in range(1, len(CASES)):
             threads.append(threading.Thread(target=one, args=(i,)))
             threads[-1].start()
-        assert _eventually(lambda: reward._batcher.queued == len(CASES) - 1)
+        assert eventually(lambda: reward._batcher.queued == len(CASES) - 1)
         gate.set()
         for thread in threads:
             thread.join(HANG_GUARD_S)

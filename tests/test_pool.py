@@ -16,6 +16,7 @@ from rewards import RewardConfig
 from rewards.check.result import Verdict
 from rewards.reward.pool import CheckPool, Job
 from rewards.testing.faults import HANG, LEAK, faulty_check
+from tests.support import running
 
 pytestmark = pytest.mark.slow  # spawns and respawns worker processes
 
@@ -29,20 +30,13 @@ def worker_pids(pool: CheckPool) -> set[int]:
     return set(pool.stats.worker_rss_mb)
 
 
-def _running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
 def live_workers() -> set[int]:
     """Our running child processes, less loky's resource tracker (one per
     session, meant to outlive every pool)."""
     out = set()
     for p in psutil.Process().children(recursive=True):
         try:
-            if "resource_tracker" not in " ".join(p.cmdline()) and _running(p.pid):
+            if "resource_tracker" not in " ".join(p.cmdline()) and running(p.pid):
                 out.add(p.pid)
         except psutil.NoSuchProcess:
             pass
@@ -89,7 +83,7 @@ def test_pool_recycles_after_max_tasks_per_pool():
         assert pool.run([good(3)])[0].verdict is Verdict.CORRECT
         assert worker_pids(pool).isdisjoint(first)
         assert pool._executor is not executor
-        assert not any(_running(pid) for pid in first)
+        assert not any(running(pid) for pid in first)
     finally:
         pool.close()
 
@@ -109,7 +103,7 @@ def test_pool_recycles_a_worker_past_max_worker_rss():
         assert pool.run([good(1)])[0].verdict is Verdict.CORRECT
         assert first not in worker_pids(pool)
         assert max(pool.stats.worker_rss_mb.values()) < pool.max_worker_rss_mb
-        assert not _running(first)
+        assert not running(first)
     finally:
         pool.close()
 

@@ -16,6 +16,7 @@ from rewards.reward.metrics import batch_metrics
 from rewards.reward.outcome import Outcome
 from rewards.reward.shaping import available_presets
 from rewards.reward.trace import read_trace
+from tests.support import running
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -210,13 +211,6 @@ def test_trace_rotates(tmp_path):
     assert all(f.stat().st_size <= 3000 for f in files)
 
 
-def _running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
 @pytest.mark.slow  # starts two worker processes
 def test_close_leaves_no_child_process():
     # Other reward objects of this module keep their own pools (each is
@@ -232,10 +226,10 @@ def test_close_leaves_no_child_process():
         # The workers that ran this call's checks reported their pids.
         reported = set(r.runtime_stats()["worker_rss_mb"])
         assert reported and reported <= workers
-        assert all(_running(pid) for pid in workers)
+        assert all(running(pid) for pid in workers)
     finally:
         r.close()
-    assert [pid for pid in workers if _running(pid)] == []
+    assert [pid for pid in workers if running(pid)] == []
 
 
 # -- per-row symbols, answer syntax, box policy, LaTeX integrands --------------

@@ -16,7 +16,6 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import psutil
@@ -26,19 +25,10 @@ from rewards import AntiderivativeReward, prompts
 from rewards.serve.config import TOKEN_ENV, ServeConfig
 from rewards.serve.server import RewardServer
 from rewards.testing.faults import SLOW, faulty_reward
+from tests.support import HANG_GUARD_S, eventually
 
 ROOT = Path(__file__).resolve().parents[1]
-HANG_GUARD_S = 120.0
 RIGHT = r"We get \boxed{\frac{x^{3}}{3} + C}"
-
-
-def _eventually(predicate, seconds: float = HANG_GUARD_S) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 def request(address, method: str, path: str, body: bytes | dict | None = None,
@@ -198,11 +188,11 @@ def test_concurrent_requests_are_checked_together(server):
     try:
         threads = [threading.Thread(target=post, args=(0,))]
         threads[0].start()
-        assert _eventually(lambda: sizes)
+        assert eventually(lambda: sizes)
         threads += [threading.Thread(target=post, args=(k,)) for k in range(1, 6)]
         for thread in threads[1:]:
             thread.start()
-        assert _eventually(lambda: batcher.queued == 5)
+        assert eventually(lambda: batcher.queued == 5)
         gate.set()
         for thread in threads:
             thread.join(HANG_GUARD_S)
@@ -233,15 +223,15 @@ def test_drain_finishes_requests_in_flight_then_stops_the_workers():
     thread = threading.Thread(target=lambda: result.setdefault("slow", request(
         srv.address, "POST", "/score", {"completions": [slow], "integrands": ["x**2"]})))
     thread.start()
-    assert _eventually(lambda: srv.app.health()[1]["inflight"] == 1)
-    assert _eventually(lambda: [p for p in _workers_of(os.getpid()) if p.pid not in before])
+    assert eventually(lambda: srv.app.health()[1]["inflight"] == 1)
+    assert eventually(lambda: [p for p in _workers_of(os.getpid()) if p.pid not in before])
     workers = [p for p in _workers_of(os.getpid()) if p.pid not in before]
     assert srv.drain()
     thread.join(HANG_GUARD_S)
     assert result["slow"][0] == 200 and result["slow"][1]["results"][0]["verdict"] == "CORRECT"
     with pytest.raises(OSError):
         request(srv.address, "GET", "/health")
-    assert _eventually(lambda: _gone(workers))
+    assert eventually(lambda: _gone(workers))
 
 
 @pytest.mark.slow
@@ -263,7 +253,7 @@ def test_sigterm_drains_and_leaves_no_worker(tmp_path):
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(HANG_GUARD_S) == 0
         assert "stopped after" in proc.stdout.read()
-        assert _eventually(lambda: _gone(workers)), [p.pid for p in workers]
+        assert eventually(lambda: _gone(workers)), [p.pid for p in workers]
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -294,7 +284,7 @@ def test_a_client_that_goes_away_is_one_log_line(server, caplog, capfd):
                                                 "labels": [f"{k + 2}*x**{k + 1}"]}))
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         sock.close()
-    assert _eventually(lambda: _served(server) >= start + 6)
+    assert eventually(lambda: _served(server) >= start + 6)
     assert request(server.address, "POST", "/score",
                    {"completions": [RIGHT], "integrands": ["x**2"]})[0] == 200
     gone = [r for r in caplog.records if r.name == "rewards.serve"]
@@ -351,13 +341,13 @@ def test_connections_over_the_cap_get_503_at_once():
     idle = []
     try:
         idle = [socket.create_connection(srv.address) for _ in range(2)]
-        assert _eventually(lambda: srv.app.health()[1]["connections"] == 2)
+        assert eventually(lambda: srv.app.health()[1]["connections"] == 2)
         status, body = request(srv.address, "POST", "/score",
                                {"completions": [RIGHT], "integrands": ["x**2"]})
         assert status == 503 and "max_connections" in body["error"]
         for sock in idle:
             sock.close()
-        assert _eventually(lambda: srv.app.health()[1]["connections"] == 0)
+        assert eventually(lambda: srv.app.health()[1]["connections"] == 0)
         assert request(srv.address, "POST", "/score",
                        {"completions": [RIGHT], "integrands": ["x**2"]})[0] == 200
         assert srv.app.health()[1]["rejected_connections"] == 1
@@ -441,11 +431,11 @@ def test_drain_answers_a_keep_alive_connections_next_request_with_503():
         slow = threading.Thread(target=request, args=(srv.address, "POST", "/score", {
             "completions": [rf"\boxed{{{SLOW}3:x^3/3}}"], "integrands": ["x**2"]}))
         slow.start()
-        assert _eventually(lambda: srv.app.health()[1]["inflight"] == 1)
+        assert eventually(lambda: srv.app.health()[1]["inflight"] == 1)
         drained: dict[str, bool] = {}
         drainer = threading.Thread(target=lambda: drained.setdefault("ok", srv.drain()))
         drainer.start()
-        assert _eventually(lambda: srv.app.draining)
+        assert eventually(lambda: srv.app.draining)
         kept.request("POST", "/score", body=json.dumps(body))
         response = kept.getresponse()
         assert response.status == 503 and response.getheader("Connection") == "close"
@@ -499,7 +489,7 @@ def test_sigterm_under_one_connection_per_request_clients_loses_nothing(tmp_path
         threads = [threading.Thread(target=client, args=(k,)) for k in range(2, 18)]
         for thread in threads:
             thread.start()
-        assert _eventually(lambda: len(outcomes) >= 32)
+        assert eventually(lambda: len(outcomes) >= 32)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(HANG_GUARD_S) == 0
         for thread in threads:

@@ -51,8 +51,6 @@ _HEAD = re.compile(
     r"(?P<hyper>\{\}_\{?(?P<p>\d)\}?F_\{?(?P<q>\d)\}?\s*\\left\s*\()"
     r"|(?<![A-Za-z\\])(?P<ell>[FEK]|\\Pi)\s*\\left\s*\(")
 _TOKEN = re.compile(r"\\left\b|\\right\b|\\middle\s*\|")
-# \Gamma( or \Gamma\left( (spacing commands allowed in between)
-_GAMMA = re.compile(r"\\([Gg]amma)(?![A-Za-z])(?:\s*\\[,;:!])*\s*(\\left\s*)?\(")
 
 
 @dataclass
@@ -138,57 +136,27 @@ def _paren_close(text: str, start: int) -> int | None:
     return None
 
 
-def _lift_gamma(text: str, calls: list[SpecialCall]) -> str:
-    r"""``\Gamma(a, x)`` -> uppergamma, ``\gamma(a, x)`` -> lowergamma placeholders."""
-    if "amma" not in text:
-        return text
-    out, pos = [], 0
-    for m in _GAMMA.finditer(text):
-        if m.start() < pos:
-            continue
-        if m.group(2):                               # \left( ... \right)
-            try:
-                close, _middles = _close(text, m.end())
-            except ParseFailure:
-                continue
-            inner = text[m.end():close]
-            after = text.index(")", close) + 1
-        else:
-            close_paren = _paren_close(text, m.end())
-            if close_paren is None:
-                continue
-            inner, after = text[m.end():close_paren], close_paren + 1
-        args = _split_top(inner, ",")
-        if len(args) != 2 or not all(args):
-            continue                                 # \Gamma(x): the gamma function
-        if len(calls) >= MAX_CALLS:
-            raise ParseFailure("too_many_nodes", "too many special function calls")
-        name = "uppergamma" if m.group(1) == "Gamma" else "lowergamma"
-        placeholder = PLACEHOLDER.format(_FIRST_PLACEHOLDER + len(calls))
-        calls.append(SpecialCall(name, args, placeholder.replace("\\", "")))
-        out.append(text[pos:m.start()])
-        out.append(" " + placeholder + " ")
-        pos = after
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
-
-
 # Calls written by hand, with ( or \left(: the head, then what it names.
 _NAMED = re.compile(
-    r"(?P<maxmin>\\(?:max|min)|\\operatorname\*? ?\{ ?(?:max|min) ?\})"
+    r"\\(?P<gamma>[Gg]amma)(?![A-Za-z])"
+    r"|(?P<maxmin>\\(?:max|min)|\\operatorname\*? ?\{ ?(?:max|min) ?\})"
     r"|(?P<frac>\\(?:operatorname|mathrm|text) ?\{ ?frac ?\})"
     r"|(?P<fresnel>\\(?:operatorname|mathrm) ?\{ ?(?P<fresnel_letter>[SC]) ?\})"
     r"|(?<![A-Za-z\\_^])(?P<lambert>W)(?: ?_ ?(?:\{ ?(?P<branch>0|-1) ?\}|(?P<branch_bare>0)))?"
     r"|(?<![A-Za-z\\_^])E ?_ ?(?:\{ ?(?P<order>\d{1,2}) ?\}|(?P<order_bare>\d))"
     r"|(?<![A-Za-z\\_^])(?P<heaviside>H)"
     r"|(?P<heaviside_op>\\operatorname ?\{ ?H ?\})")
-_OPEN = re.compile(r" ?(\\left ?)?\(")
+# Spacing commands may sit between a head and its parenthesis (\Gamma\,(a, x)).
+_OPEN = re.compile(r"(?:\s*\\[,;:!])*\s*(\\left\s*)?\(")
 
 
 def _named_call(m: re.Match[str], args: list[str]) -> tuple[str, list[str]] | None:
     """(function, argument texts) for a hand-written call, or None to leave it."""
+    if m.group("gamma"):
+        # \Gamma(a, x) upper, \gamma(a, x) lower; \Gamma(x) is the gamma function.
+        if len(args) != 2 or not all(args):
+            return None
+        return ("uppergamma" if m.group("gamma") == "Gamma" else "lowergamma"), args
     if m.group("maxmin"):
         name = "Max" if "max" in m.group("maxmin") else "Min"
         return (name, args) if all(args) else None
@@ -300,7 +268,7 @@ def _semicolons(text: str, start: int) -> bool:
 def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
     """Replace each special-function call by a placeholder symbol."""
     calls: list[SpecialCall] = []
-    text = _lift_named(_lift_gamma(_elliptic_notation(text), calls), calls)
+    text = _lift_named(_elliptic_notation(text), calls)
     out, pos = [], 0
     while True:
         m = _HEAD.search(text, pos)

@@ -172,11 +172,23 @@ def _watch_parent(parent_pid: int | None) -> None:
     threading.Thread(target=poll, name="rewards-parent-watch", daemon=True).start()
 
 
+def _deterministic_assumptions() -> None:
+    """SymPy's assumption queries visit the facts they may deduce from in a
+    random order, from an unseeded generator (to expose inconsistent handlers
+    in its own test suite): a twentieth of a check's time here, and a verdict
+    that could depend on the draw. A worker visits them sorted instead: the
+    same order in every process and run."""
+    from sympy.core import assumptions
+
+    assumptions.shuffle = list.sort
+
+
 def _init_worker(memory_limit_mb: int | None, parent_pid: int | None = None) -> None:
     # Ctrl-C belongs to the trainer: a worker must not die half-way through
     # a chunk on the terminal's SIGINT; the parent kills the pool instead.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(parent_pid)
+    _deterministic_assumptions()
     if memory_limit_mb:
         import resource
 

@@ -67,7 +67,7 @@ REWARDS = (*OUR_PRESETS, TRL_ACCURACY)
 #: Model and warm start of the full comparison (docs/training.md: what was tried).
 MODEL_DIMS = dict(hidden_size=128, intermediate_size=384, num_hidden_layers=4,
                   num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
-SFT = dict(steps=350, batch_size=32, lr=2e-3, warmup_steps=30)
+SFT = dict(steps=300, batch_size=32, lr=4e-3, warmup_steps=20)
 
 
 # ---------------------------------------------------------------------------------------
@@ -662,14 +662,15 @@ def train_dataset(problems: Sequence[Problem]):
 def run_grpo(reward_name: str, seed: int, *, warm_start: Path, train: Sequence[Problem],
              held_out: Sequence[Problem], judge: Judge, steps: int, eval_every: int,
              eval_samples: int, before: dict[str, Any], work_dir: Path,
-             emit: Callable[[dict], None], log: Callable[[str], None] = print) -> dict[str, Any]:
+             emit: Callable[[dict], None], grpo_config: Path = GRPO_CONFIG,
+             log: Callable[[str], None] = print) -> dict[str, Any]:
     """One GRPO run; calls ``emit`` with one metrics record per step (held-out
     fields filled every ``eval_every`` steps and at the last). Returns the final
     evaluation."""
     from transformers import AutoTokenizer, PrinterCallback, TrainerCallback
     from trl import GRPOTrainer
 
-    args = build_grpo_config(GRPO_CONFIG, overrides={
+    args = build_grpo_config(grpo_config, overrides={
         "seed": seed, "max_steps": steps, "output_dir": str(work_dir / f"{reward_name}-{seed}")})
     tokenizer = AutoTokenizer.from_pretrained(warm_start)
     inner = make_reward(reward_name)
@@ -762,10 +763,10 @@ def summarize(records: Sequence[dict], before: dict[str, Any], finals: dict[tupl
                 statistics.mean(r["train_judge_accuracy"] for r in k) for k in last_k]),
             "zero_variance_share_mean": _spread([
                 statistics.mean(r["zero_variance_share"] for r in run
-                                if r["zero_variance_share"] is not None) for run in runs]),
+                                if r.get("zero_variance_share") is not None) for run in runs]),
             "correct_unrewarded_mean": _spread([
                 statistics.mean(r["correct_unrewarded"] for r in run
-                                if r["correct_unrewarded"] is not None) for run in runs]),
+                                if r.get("correct_unrewarded") is not None) for run in runs]),
             "train_seconds": _spread([run[-1]["seconds"] for run in runs]),
             "examples_seed0": after[0]["examples"],
         }
@@ -777,33 +778,40 @@ def summarize(records: Sequence[dict], before: dict[str, Any], finals: dict[tupl
     }
 
 
-def plot(records: Sequence[dict], path: Path) -> None:
-    """Held-out accuracy (greedy, sampled), training reward and zero-variance share
-    against step; per reward the mean over seeds, shaded between min and max."""
+def plot(records: Sequence[dict], path: Path, *, window: int = 10) -> None:
+    """Held-out accuracy (greedy, sampled), training reward and the judge's view of
+    the training completions against step; per reward the mean over seeds, shaded
+    between the seeds' min and max. Per-step series (4 prompts a step are noisy) are
+    averaged over the last ``window`` steps."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [("heldout_accuracy", "held-out accuracy (greedy, judge)"),
-              ("heldout_sampled_accuracy", "held-out accuracy (T=1 samples, judge)"),
-              ("mean_reward", "training reward (each reward's own scale)"),
-              ("train_judge_accuracy", "training completions judged correct")]
+    panels = [("heldout_accuracy", "held-out accuracy, greedy (independent judge)"),
+              ("heldout_sampled_accuracy", "held-out accuracy, T=1 samples (judge)"),
+              ("mean_reward", f"training reward, own scale ({window}-step mean)"),
+              ("train_judge_accuracy", f"training completions judged right ({window}-step mean)")]
     fig, axes = plt.subplots(2, 2, figsize=(10, 6.5), sharex=True)
+    names = list(dict.fromkeys(r["reward"] for r in records))
     for ax, (key, title) in zip(axes.flat, panels, strict=True):
-        for name in dict.fromkeys(r["reward"] for r in records):
-            by_step: dict[int, list[float]] = {}
+        for name in names:
+            runs: dict[int, dict[int, float]] = {}
             for r in records:
                 if r["reward"] == name and r.get(key) is not None:
-                    by_step.setdefault(r["step"], []).append(r[key])
-            if not by_step:
+                    runs.setdefault(r["seed"], {})[r["step"]] = r[key]
+            if not runs:
                 continue
-            steps = sorted(by_step)
-            mean = [statistics.mean(by_step[s]) for s in steps]
-            ax.plot(steps, mean, label=name, marker="o" if key.startswith("heldout") else None,
-                    markersize=3)
-            ax.fill_between(steps, [min(by_step[s]) for s in steps],
-                            [max(by_step[s]) for s in steps], alpha=0.15)
+            if not key.startswith("heldout"):
+                for seed, series in runs.items():
+                    steps = sorted(series)
+                    runs[seed] = {s: statistics.mean(series[t] for t in steps[max(0, i - window + 1):i + 1])
+                                  for i, s in enumerate(steps)}
+            steps = sorted(set.intersection(*(set(v) for v in runs.values())))
+            values = [[series[s] for series in runs.values()] for s in steps]
+            ax.plot(steps, [statistics.mean(v) for v in values], label=name,
+                    marker="o" if key.startswith("heldout") else None, markersize=3)
+            ax.fill_between(steps, [min(v) for v in values], [max(v) for v in values], alpha=0.15)
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
     for ax in axes[1]:
@@ -824,8 +832,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="smoke run: a short SFT, one reward, one seed, 3 steps (under a minute)")
     p.add_argument("--rewards", nargs="+", default=list(REWARDS), choices=REWARDS)
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    p.add_argument("--grpo-config", type=Path, default=GRPO_CONFIG,
+                   help="YAML of GRPOConfig fields (default: configs/grpo/learn_to_integrate.yaml)")
     p.add_argument("--steps", type=int, default=None, help="GRPO steps (default: the YAML's)")
-    p.add_argument("--eval-every", type=int, default=10)
+    p.add_argument("--eval-every", type=int, default=20)
     p.add_argument("--eval-samples", type=int, default=4,
                    help="samples per held-out problem at temperature 1 (0: greedy only)")
     p.add_argument("--sft-steps", type=int, default=SFT["steps"])
@@ -839,6 +849,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.quick:
         args.rewards, args.seeds = args.rewards[:1], args.seeds[:1]
         args.steps, args.eval_every, args.eval_samples, args.sft_steps = 3, 3, 0, 40
+        args.held_out_size = 32
     return args
 
 
@@ -875,7 +886,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     else:
         warm_start, sft_seconds = build_warm_start(out / "warm_start", train, sft=sft, log=log)
         log(f"warm start built in {sft_seconds:.0f}s")
-    grpo_args = build_grpo_config(GRPO_CONFIG, overrides={"max_steps": args.steps,
+    grpo_args = build_grpo_config(args.grpo_config, overrides={"max_steps": args.steps,
                                                           "output_dir": str(out / "grpo")})
     steps = grpo_args.max_steps
     before = evaluate(AutoModelForCausalLM.from_pretrained(warm_start),
@@ -901,7 +912,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     reward_name, seed, warm_start=warm_start, train=train, held_out=held_out,
                     judge=judge, steps=steps, eval_every=args.eval_every,
                     eval_samples=args.eval_samples, before=before, work_dir=out / "grpo",
-                    emit=emit, log=log)
+                    emit=emit, grpo_config=args.grpo_config, log=log)
                 log(f"{reward_name} seed {seed}: held-out "
                     f"{before['heldout_accuracy']:.3f} -> "
                     f"{finals[(reward_name, seed)]['heldout_accuracy']:.3f} "

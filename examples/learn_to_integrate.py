@@ -778,6 +778,34 @@ def summarize(records: Sequence[dict], before: dict[str, Any], finals: dict[tupl
     }
 
 
+def markdown_table(summary: dict[str, Any]) -> str:
+    """The summary's per-reward table in Markdown (docs/training.md holds one)."""
+    def pm(stat: dict[str, float] | None, pct: bool = True) -> str:
+        if stat is None:
+            return "n/a"
+        k = 100 if pct else 1
+        return f"{k * stat['mean']:.1f} ± {k * stat['sd']:.1f}" if pct else (
+            f"{stat['mean']:.3f} ± {stat['sd']:.3f}")
+
+    before = summary["before"]
+    sampled_before = before["heldout_sampled_accuracy"]
+    lines = [
+        "| reward | held-out greedy, before → after (%) | held-out T=1 samples, before → after (%) "
+        "| training reward, last 5 steps | training completions judged right (%) "
+        "| zero-variance groups (%) | judged right, reward ≤ 0 (%) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, r in summary["rewards"].items():
+        lines.append(
+            f"| {name} | {100 * before['heldout_accuracy']:.1f} → "
+            f"{pm(r['heldout_accuracy_after'])} | "
+            f"{'n/a' if sampled_before is None else f'{100 * sampled_before:.1f}'} → "
+            f"{pm(r['heldout_sampled_accuracy_after'])} | {pm(r['mean_reward_last5'], False)} | "
+            f"{pm(r['train_judge_accuracy_last5'])} | {pm(r['zero_variance_share_mean'])} | "
+            f"{pm(r['correct_unrewarded_mean'])} |")
+    return "\n".join(lines) + "\n"
+
+
 def plot(records: Sequence[dict], path: Path, *, window: int = 10) -> None:
     """Held-out accuracy (greedy, sampled), training reward and the judge's view of
     the training completions against step; per reward the mean over seeds, shaded
@@ -929,6 +957,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         eval_every=args.eval_every, eval_samples=args.eval_samples,
                         threads=args.threads, load_average=os.getloadavg())
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (out / "table.md").write_text(markdown_table(summary), encoding="utf-8")
     plot(records, out / "training.png")
     log(f"done in {wall_s:.0f}s: {metrics_path}, {out / 'summary.json'}, {out / 'training.png'}")
     return summary

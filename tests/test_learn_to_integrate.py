@@ -127,3 +127,4 @@ def test_quick_run_writes_metrics_summary_and_plot(tmp_path):
     assert after["mean"] == records[-1]["heldout_accuracy"] and after["n"] == 1
     assert summary["wall_seconds"] > 0 and "--quick" in summary["command"]
     assert (out / "training.png").stat().st_size > 1000
+    assert f"| {name} |" in (out / "table.md").read_text()

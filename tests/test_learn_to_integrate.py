@@ -101,6 +101,13 @@ def test_latex_reader_refuses_what_it_does_not_know(lti):
             lti.latex_to_sympy_text(text)
 
 
+def test_grpo_config_parses(lti, tmp_path):
+    args = lti.build_grpo_config(lti.GRPO_CONFIG, overrides={"output_dir": tmp_path / "o"})
+    assert args.use_cpu and not args.bf16 and args.beta == 0.0
+    assert args.generation_batch_size % args.num_generations == 0
+    assert args.max_steps > 0 and args.logging_steps == 1  # a metrics line per step
+
+
 @pytest.mark.slow
 def test_quick_run_writes_metrics_summary_and_plot(tmp_path):
     pytest.importorskip("trl")

@@ -28,8 +28,9 @@ Usage::
     python examples/learn_to_integrate.py --quick --out /tmp/q   # a few steps, one seed
 
 ``--out DIR`` gets ``metrics.jsonl`` (one line per run and step), ``summary.json``
-(held-out accuracy before and after per reward, over seeds), ``training.png`` and
-the warm-start checkpoint. ``docs/training.md`` reports a full run.
+(held-out accuracy before and after per reward, over seeds), ``table.md``,
+``training.png``, ``disagreements.jsonl`` (training completions where the reward
+and the judge disagree) and the warm-start checkpoint. ``docs/training.md`` reports a full run.
 """
 from __future__ import annotations
 
@@ -255,11 +256,15 @@ def sft_targets(problem: Problem) -> list[str]:
 # ---------------------------------------------------------------------------------------
 # the independent judge
 # ---------------------------------------------------------------------------------------
-_TOKEN = re.compile(r"\s*(\\[a-zA-Z]+|\\[,;:! ]|\d+(?:\.\d+)?|[a-zA-Z]|[-+*/^(){}\[\]|])")
 #: LaTeX commands the judge reads, and the SymPy function each one is.
 _FUNCTIONS = {"sin": "sin", "cos": "cos", "tan": "tan", "cot": "cot", "sec": "sec", "csc": "csc",
               "ln": "log", "log": "log", "exp": "exp", "arctan": "atan", "arcsin": "asin",
               "arccos": "acos", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh"}
+# A function name without its backslash (``4cos(3x)``) is read as the function, as a
+# human grader reads it; longest names first, so ``sinh`` is not ``sin`` + ``h``.
+_BARE = "|".join(sorted(_FUNCTIONS, key=len, reverse=True))
+_TOKEN = re.compile(rf"\s*(\\[a-zA-Z]+|\\[,;:! ]|\d+(?:\.\d+)?|(?:{_BARE})(?![a-zA-Z])|[a-zA-Z]"
+                    r"|[-+*/^(){}\[\]|])")
 _TIMES = {"\\cdot", "\\times", "*"}
 _IGNORED = {"\\left", "\\right", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\displaystyle"}
 
@@ -280,8 +285,9 @@ class _LatexReader:
             if not m:
                 raise ValueError(f"unreadable at {text[pos:pos + 10]!r}")
             pos = m.end()
-            if m.group(1) not in _IGNORED:
-                tokens.append(m.group(1))
+            token = m.group(1)
+            if token not in _IGNORED:
+                tokens.append(f"\\{token}" if token in _FUNCTIONS else token)
         self.tokens, self.i = tokens, 0
 
     def peek(self) -> str | None:
@@ -450,9 +456,9 @@ class Judge:
     completion, read by the judge's own :func:`latex_to_sympy_text` (``\\log`` is
     the natural log, as in calculus), has a SymPy derivative in the real variable that equals the
     integrand at ``points`` random real points in ``digits``-digit mpmath
-    arithmetic (relative error below ``10^{-(digits-10)}``). Other free symbols
-    (a ``+ C``) get random values after differentiation, so a constant passes and
-    ``C x`` does not. Points where the integrand is not finite are skipped; at least
+    arithmetic (relative error below ``10^{-(digits-10)}``). A lone symbol added to
+    the rest is a constant of integration (``+ C``); any other symbol than ``x``
+    (``C x``, ``\\ln(n|x|)``) is wrong. Points where the integrand is not finite are skipped; at least
     3 must remain. Anything that fails to parse or to evaluate, or runs past
     ``timeout_s``, is wrong. Verdicts are cached by (answer, integrand).
     """
@@ -486,10 +492,14 @@ class Judge:
         # built by the reader from whitelisted tokens only, so parse_expr is safe here
         expr = sympy.parse_expr(latex_to_sympy_text(answer), local_dict={"x": x, "E": sympy.E},
                                 global_dict=_sympy_names())
-        derivative = sympy.diff(expr, x)
-        others = sorted(derivative.free_symbols - {x}, key=str)
+        # a lone symbol added to the rest is a constant of integration; any other
+        # symbol (C x, \ln(n|x|)) makes the answer no function of x alone
+        body = sympy.Add(*(t for t in sympy.Add.make_args(expr)
+                           if not (t.is_Symbol or (-t).is_Symbol) or x in t.free_symbols))
+        if body.free_symbols - {x}:
+            return False
+        derivative = sympy.diff(body, x)
         rng = random.Random(f"{answer}|{integrand}")
-        derivative = derivative.subs({s: sympy.Rational(rng.randint(1, 999), 97) for s in others})
         f = self._integrand(integrand, x)
         d = sympy.lambdify(x, derivative, modules="mpmath")
         valid = 0
@@ -620,8 +630,9 @@ class JudgedReward:
     ``judge/wrong_rewarded`` (of the rest, the share rewarded above 0).
     """
 
-    def __init__(self, inner: Callable, name: str, judge: Judge) -> None:
-        self.inner, self.judge, self.__name__ = inner, judge, name
+    def __init__(self, inner: Callable, name: str, judge: Judge,
+                 disagree: Callable[[dict], None] | None = None) -> None:
+        self.inner, self.judge, self.__name__, self.disagree = inner, judge, name, disagree
 
     def __call__(self, prompts=None, completions=None, integrand=None, **kwargs):
         rewards = self.inner(prompts=prompts, completions=completions, integrand=integrand,
@@ -630,6 +641,12 @@ class JudgedReward:
         if log_metric is not None:
             right = [self.judge(_text(c), i) for c, i in zip(completions, integrand, strict=True)]
             paid = [r is not None and r > 0 for r in rewards]
+            state = kwargs.get("trainer_state")
+            for c, i, r, ok, p in zip(completions, integrand, rewards, right, paid, strict=True):
+                if ok != p and self.disagree is not None:
+                    self.disagree({"reward": self.__name__, "step": getattr(state, "global_step", None),
+                                   "integrand": i, "completion": _text(c), "reward_value": r,
+                                   "judge": ok})
             n_right = sum(right)
             log_metric("judge/train_accuracy", n_right / len(right))
             log_metric("judge/correct_unrewarded",
@@ -663,10 +680,12 @@ def run_grpo(reward_name: str, seed: int, *, warm_start: Path, train: Sequence[P
              held_out: Sequence[Problem], judge: Judge, steps: int, eval_every: int,
              eval_samples: int, before: dict[str, Any], work_dir: Path,
              emit: Callable[[dict], None], grpo_config: Path = GRPO_CONFIG,
+             disagree: Callable[[dict], None] | None = None,
              log: Callable[[str], None] = print) -> dict[str, Any]:
     """One GRPO run; calls ``emit`` with one metrics record per step (held-out
-    fields filled every ``eval_every`` steps and at the last). Returns the final
-    evaluation."""
+    fields filled every ``eval_every`` steps and at the last) and ``disagree`` with
+    each training completion the reward pays (> 0) and the judge rejects, or the
+    other way round. Returns the final evaluation."""
     from transformers import AutoTokenizer, PrinterCallback, TrainerCallback
     from trl import GRPOTrainer
 
@@ -674,7 +693,8 @@ def run_grpo(reward_name: str, seed: int, *, warm_start: Path, train: Sequence[P
         "seed": seed, "max_steps": steps, "output_dir": str(work_dir / f"{reward_name}-{seed}")})
     tokenizer = AutoTokenizer.from_pretrained(warm_start)
     inner = make_reward(reward_name)
-    reward = JudgedReward(inner, reward_name, judge)
+    reward = JudgedReward(inner, reward_name, judge,
+                          lambda row: disagree({**row, "seed": seed}) if disagree else None)
     base = {"reward": reward_name, "seed": seed}
     emit({**base, "step": 0, "mean_reward": None, "zero_variance_share": None, "seconds": 0.0,
           **{k: before[k] for k in ("heldout_accuracy", "heldout_sampled_accuracy",
@@ -822,6 +842,19 @@ def plot(records: Sequence[dict], path: Path, *, window: int = 10) -> None:
               ("train_judge_accuracy", f"training completions judged right ({window}-step mean)")]
     fig, axes = plt.subplots(2, 2, figsize=(10, 6.5), sharex=True)
     names = list(dict.fromkeys(r["reward"] for r in records))
+    # Runs that retrace one another step for step (binary and strict_symbolic when
+    # no answer is numeric-only) are drawn once, under both names.
+    keys = ("seed", "step", *(key for key, _ in panels))
+    trace = {name: [tuple(r.get(k) for k in keys) for r in records if r["reward"] == name]
+             for name in names}
+    labels: dict[str, str] = {}
+    for name in names:
+        twin = next((n for n in labels if trace[n] == trace[name]), None)
+        if twin is None:
+            labels[name] = name
+        else:
+            labels[twin] += f" = {name}"
+    names = list(labels)
     for ax, (key, title) in zip(axes.flat, panels, strict=True):
         for name in names:
             runs: dict[int, dict[int, float]] = {}
@@ -837,8 +870,11 @@ def plot(records: Sequence[dict], path: Path, *, window: int = 10) -> None:
                                   for i, s in enumerate(steps)}
             steps = sorted(set.intersection(*(set(v) for v in runs.values())))
             values = [[series[s] for series in runs.values()] for s in steps]
-            ax.plot(steps, [statistics.mean(v) for v in values], label=name,
-                    marker="o" if key.startswith("heldout") else None, markersize=3)
+            style = ["-", "--", ":", "-."][names.index(name) % 4]
+            ax.plot(steps, [statistics.mean(v) for v in values], label=labels[name],
+                    linestyle=style,
+                    linewidth=1.6, marker="o" if key.startswith("heldout") else None,
+                    markersize=3)
             ax.fill_between(steps, [min(v) for v in values], [max(v) for v in values], alpha=0.15)
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
@@ -848,6 +884,10 @@ def plot(records: Sequence[dict], path: Path, *, window: int = 10) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
+    from PIL import Image  # matplotlib's own dependency
+
+    with Image.open(path) as image:  # a 64-colour palette: a small file to commit
+        image.convert("RGB").quantize(colors=64).save(path, optimize=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -871,8 +911,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--warm-start", type=Path, default=None,
                    help="reuse this warm-start checkpoint (from an earlier --out) instead of "
                         "building one")
-    p.add_argument("--held-out-size", type=int, default=96,
-                   help="held-out problems evaluated (families in turn)")
+    p.add_argument("--held-out-size", type=int, default=None,
+                   help="held-out problems evaluated, families in turn (default: all)")
     args = p.parse_args(argv)
     if args.quick:
         args.rewards, args.seeds = args.rewards[:1], args.seeds[:1]
@@ -901,7 +941,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print(f"[{time.perf_counter() - wall:7.1f}s] {message}", flush=True)
 
     train, held_all = build_curriculum(seed=0)
-    held_out = eval_set(held_all, args.held_out_size)
+    held_out = eval_set(held_all, args.held_out_size or len(held_all))
     log(f"curriculum: {len(train)} train, {len(held_all)} held-out problems "
         f"({len(held_out)} evaluated)")
     judge = Judge()
@@ -924,13 +964,23 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         f"{before['heldout_sampled_accuracy']} sampled; by family {before['heldout_by_family']}")
 
     records: list[dict] = []
+    disagreements: dict[str, dict[str, int]] = {}
     metrics_path = out / "metrics.jsonl"
-    with metrics_path.open("w", encoding="utf-8") as fh:
+    with metrics_path.open("w", encoding="utf-8") as fh, \
+            (out / "disagreements.jsonl").open("w", encoding="utf-8") as dis:
 
         def emit(record: dict) -> None:
             records.append(record)
             fh.write(json.dumps(record) + "\n")
             fh.flush()
+
+        def disagree(row: dict) -> None:
+            kind = "judged_right_unpaid" if row["judge"] else "paid_judged_wrong"
+            counts = disagreements.setdefault(row["reward"], {"paid_judged_wrong": 0,
+                                                              "judged_right_unpaid": 0})
+            counts[kind] += 1
+            dis.write(json.dumps(row) + "\n")
+            dis.flush()
 
         finals = {}
         for reward_name in args.rewards:
@@ -940,7 +990,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     reward_name, seed, warm_start=warm_start, train=train, held_out=held_out,
                     judge=judge, steps=steps, eval_every=args.eval_every,
                     eval_samples=args.eval_samples, before=before, work_dir=out / "grpo",
-                    emit=emit, grpo_config=args.grpo_config, log=log)
+                    emit=emit, grpo_config=args.grpo_config, disagree=disagree, log=log)
                 log(f"{reward_name} seed {seed}: held-out "
                     f"{before['heldout_accuracy']:.3f} -> "
                     f"{finals[(reward_name, seed)]['heldout_accuracy']:.3f} "
@@ -955,7 +1005,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                                     "evaluated": len(held_out)},
                         model_dims=MODEL_DIMS, sft=sft, grpo_steps=steps,
                         eval_every=args.eval_every, eval_samples=args.eval_samples,
-                        threads=args.threads, load_average=os.getloadavg())
+                        threads=args.threads, load_average=os.getloadavg(),
+                        disagreements=disagreements)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / "table.md").write_text(markdown_table(summary), encoding="utf-8")
     plot(records, out / "training.png")

@@ -591,9 +591,12 @@ def evaluate(model, tokenizer, problems: Sequence[Problem], judge: Judge, *, sam
             out += [texts[j:j + n] for j in range(0, len(texts), n)]
         return out
 
-    torch.manual_seed(seed)
-    greedy = [g[0] for g in generate(False, 1)]
-    sampled = generate(True, samples) if samples else [[] for _ in problems]
+    # A forked RNG: evaluating must not move the training run's random stream, so
+    # runs that differ only in --eval-every or the held-out set train identically.
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        greedy = [g[0] for g in generate(False, 1)]
+        sampled = generate(True, samples) if samples else [[] for _ in problems]
     if was_training:
         model.train()
     right = [judge(text, p.integrand) for text, p in zip(greedy, problems, strict=True)]

@@ -113,6 +113,22 @@ def test_grpo_config_parses(lti, tmp_path):
 
 
 @pytest.mark.slow
+def test_evaluation_leaves_the_training_random_stream_alone(lti, curriculum, tmp_path):
+    torch = pytest.importorskip("torch")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = lti.build_tiny_model(tmp_path / "m", seed=0, answer_format_steps=0)
+    model, tokenizer = AutoModelForCausalLM.from_pretrained(path), AutoTokenizer.from_pretrained(path)
+    _, held = curriculum
+    torch.manual_seed(5)
+    expected = torch.rand(3)
+    torch.manual_seed(5)
+    result = lti.evaluate(model, tokenizer, held[:3], lti.Judge(), samples=2, max_new_tokens=8)
+    assert torch.equal(torch.rand(3), expected)
+    assert 0 <= result["heldout_accuracy"] <= 1 and result["heldout_sampled_accuracy"] is not None
+
+
+@pytest.mark.slow
 def test_quick_run_writes_metrics_summary_and_plot(tmp_path):
     pytest.importorskip("trl")
     pytest.importorskip("torch")

@@ -456,9 +456,9 @@ class Judge:
     completion, read by the judge's own :func:`latex_to_sympy_text` (``\\log`` is
     the natural log, as in calculus), has a SymPy derivative in the real variable that equals the
     integrand at ``points`` random real points in ``digits``-digit mpmath
-    arithmetic (relative error below ``10^{-(digits-10)}``). A lone symbol added to
-    the rest is a constant of integration (``+ C``); any other symbol than ``x``
-    (``C x``, ``\\ln(n|x|)``) is wrong. Points where the integrand is not finite are skipped; at least
+    arithmetic (relative error below ``10^{-(digits-10)}``). Terms free of ``x``
+    are the constant of integration (``+ C``, ``+ 6C``); a symbol other than ``x``
+    anywhere else (``C x``, ``\\ln(n|x|)``) is wrong. Points where the integrand is not finite are skipped; at least
     3 must remain. Anything that fails to parse or to evaluate, or runs past
     ``timeout_s``, is wrong. Verdicts are cached by (answer, integrand).
     """
@@ -492,10 +492,9 @@ class Judge:
         # built by the reader from whitelisted tokens only, so parse_expr is safe here
         expr = sympy.parse_expr(latex_to_sympy_text(answer), local_dict={"x": x, "E": sympy.E},
                                 global_dict=_sympy_names())
-        # a lone symbol added to the rest is a constant of integration; any other
-        # symbol (C x, \ln(n|x|)) makes the answer no function of x alone
-        body = sympy.Add(*(t for t in sympy.Add.make_args(expr)
-                           if not (t.is_Symbol or (-t).is_Symbol) or x in t.free_symbols))
+        # terms free of x are the constant of integration (C, 6C, C_1); a symbol
+        # anywhere else (C x, \ln(n|x|)) makes the answer no function of x alone
+        body = sympy.Add(*(t for t in sympy.Add.make_args(expr) if x in t.free_symbols))
         if body.free_symbols - {x}:
             return False
         derivative = sympy.diff(body, x)

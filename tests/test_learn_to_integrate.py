@@ -85,6 +85,7 @@ def test_judge_accepts_every_form_of_a_sample(lti, curriculum):
     (r"\boxed{x^{3}}", "x**2", False),
     (r"\boxed{Cx}", "1", False),  # a constant times x is no constant of integration
     (r"\boxed{x - K}", "1", True),
+    (r"\boxed{\frac{2x^{6}}{6} + C6}", "2*x**5", True),  # 6C is a constant too
     (r"\boxed{3\ln|x - 1| n7}", "3/(x - 1)", False),  # ln(7n|x - 1|) is no function of x
     (r"\boxed{-\frac{4cos(3x)}{3}}", "4*sin(3*x)", True),  # a bare name is the function
     (r"\boxed{\cosh x - sinh 2x}", "sinh(x) - 2*cosh(2*x)", True),

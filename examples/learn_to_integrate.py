@@ -166,12 +166,11 @@ def _x_trig(b: int, fn: str) -> tuple[str, list[str], str]:
 
 
 def _log(c: int, a: int) -> tuple[str, list[str], str]:
-    arg_sym = f"x + {a}" if a > 0 else f"x - {-a}"
-    arg = arg_sym
+    arg = f"x + {a}" if a > 0 else f"x - {-a}"
     coef = "" if c == 1 else str(c)
     forms = [f"{coef}\\ln|{arg}|", f"{coef}\\ln({arg})", f"{coef}\\ln\\left|{arg}\\right|"]
     # SymPy's integrate() writes log(x + a), without the absolute value
-    return f"{c}/({arg_sym})", forms, f"{coef}\\ln({arg})"
+    return f"{c}/({arg})", forms, f"{coef}\\ln({arg})"
 
 
 _NONZERO = [b for b in range(-4, 7) if b != 0]

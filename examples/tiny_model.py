@@ -42,12 +42,14 @@ Example::
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = [
     "ANSWER_PAIRS",
     "build_tiny_model",
     "integration_corpus",
+    "supervise",
     "teach_answer_format",
     "CHAT_TEMPLATE",
     "EOS_TOKEN",
@@ -207,7 +209,8 @@ def integration_corpus(n_lines: int = 400, *, seed: int = 0) -> list[str]:
 
 
 def build_tiny_model(out_dir: str | Path, *, seed: int = 0,
-                     answer_format_steps: int = 150) -> Path:
+                     answer_format_steps: int = 150, dims: dict | None = None,
+                     extra_corpus: Sequence[str] = ()) -> Path:
     """Write a tiny random Qwen2 causal LM and its tokenizer to ``out_dir``.
 
     The directory can then be loaded with ``AutoModelForCausalLM.from_pretrained``
@@ -217,6 +220,11 @@ def build_tiny_model(out_dir: str | Path, *, seed: int = 0,
     weights are drawn from ``torch.manual_seed(seed)`` and then, unless
     ``answer_format_steps`` is 0, fitted by :func:`teach_answer_format`. Takes
     a few seconds on a CPU and needs no network access.
+
+    ``dims`` overrides Qwen2 sizes (``hidden_size``, ``num_hidden_layers``...)
+    for a model that should learn more than the format; ``extra_corpus`` adds
+    lines to the tokenizer's training text, so text the model will read and
+    write a lot (a training prompt, a curriculum's answers) gets short tokens.
 
     Example::
 
@@ -237,6 +245,7 @@ def build_tiny_model(out_dir: str | Path, *, seed: int = 0,
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    model_dims = {**_MODEL_DIMS, **(dims or {})}
 
     # --- tokenizer -------------------------------------------------------------------
     # Same normaliser and pre-tokeniser as transformers' Qwen2Tokenizer (GPT-style regex
@@ -260,7 +269,7 @@ def build_tiny_model(out_dir: str | Path, *, seed: int = 0,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    bpe.train_from_iterator(integration_corpus(), trainer=trainer)
+    bpe.train_from_iterator([*integration_corpus(), *extra_corpus], trainer=trainer)
 
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=bpe,
@@ -268,7 +277,7 @@ def build_tiny_model(out_dir: str | Path, *, seed: int = 0,
         pad_token=PAD_TOKEN,
         additional_special_tokens=[BOS_OF_TURN],
         padding_side="left",  # decoder-only generation pads on the left
-        model_max_length=_MODEL_DIMS["max_position_embeddings"],
+        model_max_length=model_dims["max_position_embeddings"],
         clean_up_tokenization_spaces=False,
     )
     tokenizer.chat_template = CHAT_TEMPLATE
@@ -283,7 +292,7 @@ def build_tiny_model(out_dir: str | Path, *, seed: int = 0,
         bos_token_id=None,
         eos_token_id=eos_id,
         pad_token_id=pad_id,
-        **_MODEL_DIMS,
+        **model_dims,
     )
     torch.manual_seed(seed)
     model = Qwen2ForCausalLM(config)
@@ -308,30 +317,68 @@ def teach_answer_format(model, tokenizer, *, steps: int = 150, seed: int = 0) ->
     learns which answer goes with which integrand, so its samples mix right,
     wrong and broken boxes: every verdict a reward can give.
     """
+    pairs = [(integrand, f"\\boxed{{{answer}}}") for integrand, answer in ANSWER_PAIRS]
+    supervise(model, tokenizer, pairs, steps=steps, seed=seed, lr=3e-3)
+
+
+def supervise(model, tokenizer, pairs: Sequence[tuple[str, str | Sequence[str]]], *,
+              steps: int, seed: int = 0, lr: float = 3e-3, batch_size: int = 1,
+              warmup_steps: int = 0) -> list[float]:
+    """Supervised fine-tuning of ``model`` (in place) on the training prompt.
+
+    Each pair is ``(integrand, completion)``: the prompt is the project's
+    (:mod:`rewards.prompts`, system and user turn, chat template), the target
+    ``completion<|im_end|>``, and the loss covers the target tokens only. A
+    completion may be a list of equivalent texts, one drawn at random each time
+    the pair is drawn, so the model learns a distribution of answer forms, as
+    real models write them. ``batch_size`` pairs per Adam step, padded on the
+    right; the learning rate ramps up over ``warmup_steps`` and then decays
+    linearly to zero at ``steps``. Returns the loss of every step.
+    """
     import torch
 
     from rewards.prompts import SYSTEM_PROMPT, USER_TEMPLATE
 
-    examples = []
-    for integrand, answer in ANSWER_PAIRS:
+    pad_id = tokenizer.convert_tokens_to_ids(PAD_TOKEN)
+    prompt_ids = []
+    for integrand, _ in pairs:
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": USER_TEMPLATE.format(integrand=integrand,
                                                                      symbol="x")}]
         prompt = tokenizer.apply_chat_template(messages, add_generation_prompt=True,
                                                tokenize=False)
-        prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-        answer_ids = tokenizer(f"\\boxed{{{answer}}}{EOS_TOKEN}",
-                               add_special_tokens=False)["input_ids"]
-        ids = torch.tensor(prompt_ids + answer_ids)
-        labels = torch.tensor([-100] * len(prompt_ids) + answer_ids)
-        examples.append((ids, labels))
+        prompt_ids.append(tokenizer(prompt, add_special_tokens=False)["input_ids"])
+    targets = [[c] if isinstance(c, str) else list(c) for _, c in pairs]
     generator = torch.Generator().manual_seed(seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+
+    def example(i: int) -> tuple[list[int], list[int]]:
+        options = targets[i]
+        # A single form draws nothing, so the stream of draws (and the model
+        # fitted from it) does not depend on whether other pairs have choices.
+        text = options[0] if len(options) == 1 else options[
+            int(torch.randint(len(options), (1,), generator=generator))]
+        answer_ids = tokenizer(f"{text}{EOS_TOKEN}", add_special_tokens=False)["input_ids"]
+        return prompt_ids[i] + answer_ids, [-100] * len(prompt_ids[i]) + answer_ids
+
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    if warmup_steps:
+        schedule = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda t: min((t + 1) / warmup_steps, max(0.0, (steps - t) / steps)))
+    losses = []
     model.train()
     for _ in range(steps):
-        ids, labels = examples[int(torch.randint(len(examples), (1,), generator=generator))]
-        loss = model(input_ids=ids[None], labels=labels[None]).loss
+        batch = [example(int(i)) for i in torch.randint(len(pairs), (batch_size,),
+                                                         generator=generator)]
+        width = max(len(ids) for ids, _ in batch)
+        ids = torch.tensor([ids + [pad_id] * (width - len(ids)) for ids, _ in batch])
+        labels = torch.tensor([lab + [-100] * (width - len(lab)) for _, lab in batch])
+        mask = torch.tensor([[1] * len(ids_) + [0] * (width - len(ids_)) for ids_, _ in batch])
+        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        if warmup_steps:
+            schedule.step()
+        losses.append(loss.item())
     model.eval()
+    return losses

@@ -159,10 +159,15 @@ def run_reward(cases: list[Case], *, workers: int, timeout_s: float | None) -> d
     return records
 
 
-def _inprocess_worker(conn, jobs: list[tuple[str, str, str, str]], timeout_s: float) -> None:
-    """Child process: ``check_antiderivative`` on each job in this process's
-    main thread, one after another, sending (id, verdict, reason, wall s)."""
-    from rewards import check_antiderivative
+def _inprocess_worker(conn, jobs: list[tuple[str, str, str, str]], timeout_s: float,
+                      check: str) -> None:
+    """Child process: ``check`` ("module:function", normally
+    ``check_antiderivative``) on each job in this process's main thread, one
+    after another, sending (id, verdict, reason, wall s)."""
+    import importlib
+
+    module, _, name = check.partition(":")
+    check_antiderivative = getattr(importlib.import_module(module), name)
 
     # Warm-up (imports, first-call caches) outside the measurement.
     check_antiderivative(r"\boxed{\frac{x^{2}}{2}}", "x", input_kind="response")
@@ -177,11 +182,13 @@ def _inprocess_worker(conn, jobs: list[tuple[str, str, str, str]], timeout_s: fl
 
 
 def run_inprocess(cases: list[Case], *, timeout_s: float = INPROCESS_TIMEOUT_S,
-                  guard_s: float | None = None) -> dict[str, Record]:
+                  guard_s: float | None = None,
+                  check: str = "rewards:check_antiderivative") -> dict[str, Record]:
     """Each case through ``check_antiderivative(..., input_kind="response",
     timeout_s=timeout_s)`` called directly, with its wall time. A call still
     running after ``guard_s`` is recorded as ``HUNG`` and its process killed
-    (the rest continue in a fresh one)."""
+    (the rest continue in a fresh one). ``check`` names the function as
+    "module:function", importable in a spawned process."""
     import multiprocessing as mp
 
     guard_s = guard_s if guard_s is not None else max(60.0, 10 * timeout_s)
@@ -190,7 +197,7 @@ def run_inprocess(cases: list[Case], *, timeout_s: float = INPROCESS_TIMEOUT_S,
     pending = [(c.id, c.completion, c.integrand, c.variable) for c in cases]
     while pending:
         parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_inprocess_worker, args=(child, pending, timeout_s),
+        proc = ctx.Process(target=_inprocess_worker, args=(child, pending, timeout_s, check),
                            daemon=True)
         proc.start()
         child.close()

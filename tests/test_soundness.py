@@ -62,6 +62,10 @@ PARAMETERS = [
     (r"\frac{1}{a}\arctan\frac{x}{a}", "1/(x**2 + a**2)", "CORRECT", None),
     (r"\frac{x^{n+1}}{n+1}", "x**n", "CORRECT", None),
     (r"\frac{1}{a}\ln|ax + b|", "1/(a*x + b)", "CORRECT", None),
+    # Bars inside bars: |b| is the same for b and -b, so this one holds for both.
+    (r"\frac{1}{2|b|}\ln\left|\frac{x-|b|}{x+|b|}\right|", "1/(x**2 - b**2)", "CORRECT", None),
+    (r"\frac{1}{2b}\ln\left|\frac{x-|b|}{x+|b|}\right|", "1/(x**2 - b**2)", "WRONG",
+     "parameter_values"),
 ]
 
 LOCALIZED = [
@@ -81,6 +85,10 @@ NOTATION = [
     (r"\frac{\vartheta^{3}}{3}", "theta**2", "CORRECT", None),
     (r"x\left(W(x) - 1 + \frac{1}{W(x)}\right)", "LambertW(x)", "CORRECT", None),
     (r"x\left(W_{0}(x) - 1\right) + \frac{x}{W_0(x)}", "LambertW(x)", "CORRECT", None),
+    (r"x\left(\operatorname{W}(x) - 1\right) + \frac{x}{\operatorname{W}(x)}", "LambertW(x)",
+     "CORRECT", None),
+    (r"\mathrm{W}_{-1}(x)", "LambertW(x, -1)/(x*(1 + LambertW(x, -1)))", "CORRECT", None),
+    (r"\operatorname{W}(x)", "LambertW(x, -1)/(x*(1 + LambertW(x, -1)))", "WRONG", None),
     (r"-E_1(x)", "exp(-x)/x", "CORRECT", None),
     (r"\operatorname{S}(x)", "sin(pi*x**2/2)", "CORRECT", None),
     (r"\operatorname{C}(x)", "sin(pi*x**2/2)", "WRONG", None),
@@ -91,6 +99,7 @@ NOTATION = [
     ("<answer>Max(x, 0)**2/2</answer>", "Max(x, 0)", "CORRECT", None),
     ("<answer>floor(x) + frac(x)</answer>", "1", "CORRECT", None),
     ("<answer>-E1(x)</answer>", "exp(-x)/x", "CORRECT", None),
+    ("<answer>vartheta**3/3</answer>", "theta**2", "CORRECT", None),
 ]
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ...errors import ParseFailure
 from ..equation import equation_rhs
-from ..names import SUPERSCRIPT_RUN, superscript_text
+from ..names import GREEK_VARIANTS, SUPERSCRIPT_RUN, superscript_text
 from .functions import FN_PREFIX, delimit_arguments, rename_functions
 from .scan import bracket_matches, collapse_ws, script_end
 
@@ -102,7 +102,7 @@ def _rule_floor_brackets(t: str) -> str:
 
 
 # Variant Greek letters are the same letter: \varphi is the variable phi.
-_GREEK_VARIANT = re.compile(r"\\var(phi|theta|epsilon|rho|sigma|kappa)(?![A-Za-z])")
+_GREEK_VARIANT = re.compile(r"\\var(" + "|".join(GREEK_VARIANTS) + r")(?![A-Za-z])")
 
 
 def _rule_greek_variant(t: str) -> str:

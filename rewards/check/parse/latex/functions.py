@@ -24,7 +24,7 @@ import sympy as sp
 
 from ...functions import INVERSE_OF
 from ..names import FUNCTIONS
-from .scan import CMD_AT, bracket_matches, collapse_ws, script_end
+from .scan import CMD_AT, bar_matches, bracket_matches, collapse_ws, script_end
 
 # Stand-in for a function the grammar does not know: \log_{\text{FN<name>}}.
 FN_PREFIX = "FN"
@@ -58,6 +58,9 @@ _ARG_STOP_CMDS = frozenset({
     "ne", "neq", "approx", "to", "in", "int", "sum", "prod", "lim", "right",
     "rbrace", "rangle", "end", "text", "mathrm", "operatorname",
 })
+# Commands after which a | opens an absolute value (\ln|x|, \cdot|x|).
+_BAR_OPENERS = ((HEADS | _ARG_STOP_CMDS | {"frac", "dfrac", "tfrac", "sqrt", "left", "middle"})
+                - {"right", "rbrace", "rangle", "end"})
 
 
 _FUNC_NAME = re.compile(
@@ -119,7 +122,7 @@ def rename_functions(t: str, fired: set[str]) -> str:
     return collapse_ws("".join(out))
 
 
-def _scan_bare_argument(s: str, k: int, match: dict[int, int], next_bar: list[int],
+def _scan_bare_argument(s: str, k: int, match: dict[int, int], bars: dict[int, int],
                         apps: dict[int, tuple[int, int, str] | None]) -> int | None:
     r"""End of an unparenthesised function argument starting at ``k``.
 
@@ -164,8 +167,8 @@ def _scan_bare_argument(s: str, k: int, match: dict[int, int], next_bar: list[in
         elif c == "|":
             if consumed:
                 break
-            j = next_bar[i + 1] if i + 1 < n else -1
-            if j < 0:
+            j = bars.get(i)
+            if j is None:
                 return None
             i, consumed = j + 1, 1
         elif c.isalnum() or c == ".":
@@ -203,9 +206,7 @@ def delimit_arguments(t: str) -> str:
         return t
     match = bracket_matches(t)
     n = len(t)
-    next_bar = [-1] * (n + 1)
-    for i in range(n - 1, -1, -1):
-        next_bar[i] = i if t[i] == "|" else next_bar[i + 1]
+    bars = bar_matches(t, _BAR_OPENERS)
     heads = [m for m in CMD_AT.finditer(t) if m.group(1) in HEADS]
     # head start -> (argument start, application end, kind); right to left so
     # an inner application is known before the one whose argument it is.
@@ -228,7 +229,7 @@ def delimit_arguments(t: str) -> str:
             if close is not None:
                 app = (k, close + 1, t[k])
         elif k < n:
-            end = _scan_bare_argument(t, k, match, next_bar, apps)
+            end = _scan_bare_argument(t, k, match, bars, apps)
             if end is not None and end > k:
                 app = (k, end, "bare")
         apps[m.start()] = app

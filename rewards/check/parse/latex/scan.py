@@ -40,6 +40,47 @@ def bracket_matches(s: str) -> dict[int, int]:
 
 
 CMD_AT = re.compile(r"\\([A-Za-z]+)")
+
+
+def bar_matches(s: str, operator_commands: frozenset[str]) -> dict[int, int]:
+    r"""Each opening ``|`` -> its closing ``|``, one linear pass.
+
+    A bar can only close an operand, so it opens where no operand ends: at
+    the start, after an operator, an opening bracket, an opening bar or a
+    command in ``operator_commands`` (``\ln``, ``\cdot``); elsewhere it
+    closes the innermost open bar. That reads ``|x-|a||`` as ``|x - |a||``
+    where the next bar would close at ``|x-|``. Unmatched bars are absent.
+
+    >>> bar_matches("|x-|a||", frozenset()), bar_matches(r"\ln|x||y|", frozenset({"ln"}))
+    ({3: 5, 0: 6}, {3: 5, 6: 8})
+    """
+    match: dict[int, int] = {}
+    stack: list[int] = []
+    after_operand = False
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            m = CMD_AT.match(s, i)
+            if m:
+                after_operand = m.group(1) not in operator_commands
+                i = m.end()
+                continue
+            # \, \; spacing keeps what came before; \} closes, \{ opens.
+            if i + 1 < n and s[i + 1] in "{}":
+                after_operand = s[i + 1] == "}"
+            i += 2
+            continue
+        if c == "|":
+            if stack and after_operand:
+                match[stack.pop()] = i          # closed: an operand ends here
+            else:
+                stack.append(i)
+                after_operand = False
+        elif not c.isspace():
+            after_operand = c.isalnum() or c in ")]}.!'"
+        i += 1
+    return match
 # Environments that nest like brackets for split_top (cases inside cases).
 CASES_ENV = re.compile(r"\\(begin|end)\s*\{\s*(d?cases\*?)\s*\}")
 

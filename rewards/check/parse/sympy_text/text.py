@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..names import (
+    GREEK_VARIANTS,
     SUPERSCRIPT_RUN,
     superscript_text,
 )
@@ -41,7 +42,13 @@ _ROOTS = {"\u221a": "sqrt", "\u221b": "cbrt"}
 _ROOT_ARG = re.compile(r"([\u221a\u221b])\s*(\(|[A-Za-z_]\w*|\d+(?:\.\d+)?)")
 
 
+# varphi is the letter phi (LaTeX's \\varphi spelled out).
+_GREEK_VARIANT_NAME = re.compile(r"(?<![A-Za-z0-9_])var(" + "|".join(GREEK_VARIANTS)
+                                 + r")(?![A-Za-z0-9_])")
+
+
 def _unicode_math(text: str) -> str:
+    text = _GREEK_VARIANT_NAME.sub(r"\1", text)
     text = SUPERSCRIPT_RUN.sub(lambda m: "**(" + superscript_text(m.group(0)) + ")", text)
 
     def root(m: re.Match[str]) -> str:

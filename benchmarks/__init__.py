@@ -13,7 +13,7 @@ Modules:
     peers       TRL accuracy_reward, reasoning-gym, RLVE numeric, LADDER-style,
                 seed design: one worker-side entry point for all of them
     accuracy    ``bench accuracy``: verdicts per data set and method
-    soundness   ``bench soundness``: the issue-17 case tables (tune and holdout),
+    soundness   ``bench soundness``: the issue-17 case tables (tune, holdout, fresh),
                 per class; ``soundness_label`` is their independent labeller
     throughput  ``bench throughput``: a GRPO-shaped batch, every method
     serve_faults  ``bench serve-faults``: the server under SIGTERM, dropped, slow and

@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Judge the soundness case tables (localized terms, parameters, jumps, "
                     "continuous step forms, notation, heavy expressions) through the reward "
                     "as in training, and the heavy class in-process with its wall time; print "
-                    "per-class Markdown tables (the holdout set as aggregate counts only).")
+                    "per-class Markdown tables (the holdout and fresh sets as aggregate counts "
+                    "only).")
     soundness.add_arguments(snd)
     snd.set_defaults(func=soundness.main)
     thr = sub.add_parser(

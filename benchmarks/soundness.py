@@ -34,10 +34,21 @@ Every case's label was confirmed by an independent labeller that shares no
 code with the checker (:mod:`benchmarks.soundness_label`; ``--verify-labels``
 runs it again).
 
-The cases live in two files: ``data/soundness_tune.jsonl`` (the checker may
-be tuned on these) and ``data/soundness_holdout.jsonl`` (never looked at case
-by case: for it the command prints aggregate counts only, unless
-``--show-holdout-cases``).
+The cases live in three files, one per set (``--set``):
+
+``tune`` (``data/soundness_tune.jsonl``)
+    the checker may be tuned on these; failing cases are listed by id;
+``holdout`` (``data/soundness_holdout.jsonl``)
+    not tuned on case by case: aggregate counts only;
+``fresh`` (``data/soundness_fresh.jsonl``)
+    new cases written late in issue 17 by a session that never ran the
+    checker on them, to measure the landed code once: aggregate counts only,
+    and never tuned on.
+
+``--set all`` (the default) is tune and holdout; the fresh set runs only when
+named, so that routine runs do not spend it. ``--show-unseen-cases`` (old
+name ``--show-holdout-cases``) also lists the failing cases of holdout and
+fresh by id; nobody tuning the checker should read them.
 
 The reward runs exactly as in training: :meth:`AntiderivativeReward.score`
 with its worker pool, the per-sample deadline ``--timeout`` (default: the
@@ -62,7 +73,12 @@ from .table import fmt, markdown_table, write_section
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SET_FILES = {"tune": DATA_DIR / "soundness_tune.jsonl",
-             "holdout": DATA_DIR / "soundness_holdout.jsonl"}
+             "holdout": DATA_DIR / "soundness_holdout.jsonl",
+             "fresh": DATA_DIR / "soundness_fresh.jsonl"}
+# What ``--set all`` runs: the fresh set only when named (it is to be run once).
+ALL_SETS = ("tune", "holdout")
+# Sets reported as aggregate counts only, unless --show-unseen-cases.
+UNSEEN_SETS = ("holdout", "fresh")
 CLASSES = ("localized", "parameters", "jumps", "continuous_steps", "notation", "heavy")
 HEAVY = "heavy"
 INPROCESS_TIMEOUT_S = 3.0
@@ -104,9 +120,10 @@ class Case:
 
 
 def load_cases(which: str = "all", path: Path | None = None) -> list[Case]:
-    """The cases of ``which`` (tune, holdout or all), or of one file."""
-    files = {"file": path} if path is not None else (
-        SET_FILES if which == "all" else {which: SET_FILES[which]})
+    """The cases of ``which`` (tune, holdout, fresh, or all: tune and
+    holdout), or of one file."""
+    names = ALL_SETS if which == "all" else (which,)
+    files = {"file": path} if path is not None else {n: SET_FILES[n] for n in names}
     cases: list[Case] = []
     for name, file in files.items():
         with open(file, encoding="utf-8") as handle:
@@ -323,9 +340,9 @@ def verify_labels(cases: list[Case]) -> list[tuple[Case, Any]]:
 # ---------------------------------------------------------------------------
 
 def run_soundness(args) -> str:
-    which = ["tune", "holdout"] if args.set == "all" else [args.set]
+    which = list(ALL_SETS) if args.set == "all" else [args.set]
     cases = [c for c in load_cases(args.set) if not args.classes or c.cls in args.classes]
-    show = {"tune"} | ({"holdout"} if args.show_holdout_cases else set())
+    show = set(SET_FILES) - (set() if args.show_unseen_cases else set(UNSEEN_SETS))
     sections: list[str] = []
     if args.verify_labels:
         bad = verify_labels(cases)
@@ -382,8 +399,10 @@ def run_soundness(args) -> str:
     header = (f"Command: `python -m benchmarks soundness --set {args.set}"
               + (f" --timeout {args.timeout}" if args.timeout is not None else "") + "`. "
               f"{len(cases)} cases, reward wall time {wall:.1f} s. Labels confirmed by the "
-              "independent labeller (`--verify-labels`). The holdout set is reported as "
-              "aggregate counts only.")
+              "independent labeller (`--verify-labels`). "
+              + ("Failing cases are listed for every set." if args.show_unseen_cases else
+                 "The " + " and ".join(UNSEEN_SETS) + " sets are reported as aggregate "
+                 "counts only."))
     if args.json:
         path = Path(args.json)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -396,7 +415,8 @@ def run_soundness(args) -> str:
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--set", choices=["tune", "holdout", "all"], default="all")
+    parser.add_argument("--set", choices=[*SET_FILES, "all"], default="all",
+                        help="all: " + " and ".join(ALL_SETS) + " (fresh runs only when named)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="the reward's per-sample deadline (default: RewardConfig's)")
     parser.add_argument("--inprocess-timeout", type=float, default=INPROCESS_TIMEOUT_S,
@@ -405,8 +425,10 @@ def add_arguments(parser) -> None:
                         help="do not run the heavy class in-process")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--classes", nargs="+", choices=list(CLASSES), default=None)
-    parser.add_argument("--show-holdout-cases", action="store_true",
-                        help="also list failing holdout cases by id (do not tune on them)")
+    parser.add_argument("--show-unseen-cases", "--show-holdout-cases",
+                        dest="show_unseen_cases", action="store_true",
+                        help="also list failing " + " and ".join(UNSEEN_SETS)
+                        + " cases by id (do not tune on them)")
     parser.add_argument("--verify-labels", action="store_true",
                         help="re-run the independent labeller on every case instead")
     parser.add_argument("--json", default=None, help="per-case records (shown sets only)")

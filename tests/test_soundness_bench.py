@@ -2,10 +2,11 @@
 labeller and its runner.
 
 The case files are data the benchmark ships; these tests check their shape
-(every class in both sets, the holdout at least 40%, both labels in every
-class), that the labeller shares no code with the checker and reads the
-domain rule of docs/domain.md, and that the runner scores cases through the
-reward and in-process. Labelling every stored case takes minutes: a sample
+(every class in every set, the holdout at least 40% of tune + holdout, both
+labels in every class; the fresh set runs only when named), that the
+labeller shares no code with the checker and reads the domain rule of
+docs/domain.md, and that the runner scores cases through the reward and
+in-process. Labelling every stored case takes minutes: a sample
 runs here (slow), the full check with ``RUN_SOUNDNESS_LABELS=1`` or
 ``python -m benchmarks soundness --verify-labels``. No assertion is about
 the checker's current false-accept or false-reject counts (the benchmark
@@ -13,6 +14,7 @@ measures those) and none is about time.
 """
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import os
@@ -32,15 +34,15 @@ ANSWER_MARKER = re.compile(r"\\boxed\{|<answer>")
 # --- the case tables -----------------------------------------------------------
 
 def test_case_files_are_well_formed():
-    tune, holdout = load_cases("tune"), load_cases("holdout")
-    every = tune + holdout
-    assert len(every) >= 300
+    tune, holdout, fresh = load_cases("tune"), load_cases("holdout"), load_cases("fresh")
+    assert len(tune + holdout) >= 300 and len(fresh) >= 100
+    assert len(holdout) >= 0.4 * len(tune + holdout)
+    every = tune + holdout + fresh
     assert len({c.id for c in every}) == len(every)
     assert {c.label for c in every} == {"correct", "wrong"}
-    assert len(holdout) >= 0.4 * len(every)
-    for cases in (tune, holdout):
+    for cases in (tune, holdout, fresh):
         counts = Counter((c.cls, c.label) for c in cases)
-        # Every class in both sets, with both labels.
+        # Every class in every set, with both labels.
         assert {(cls, label) for cls in CLASSES for label in ("correct", "wrong")} <= set(counts)
         wrong = sum(not c.correct for c in cases)
         assert 0.35 <= wrong / len(cases) <= 0.65
@@ -53,7 +55,7 @@ def test_answer_and_integrand_texts_parse():
     import sympy as sp
     from sympy.parsing.sympy_parser import parse_expr
 
-    for c in load_cases("all"):
+    for c in load_cases("all") + load_cases("fresh"):
         names = {c.variable: sp.Symbol(c.variable), **{p: sp.Symbol(p) for p in c.params},
                  "E1": lambda z: sp.expint(1, z)}
         for text in (c.answer_sympy, c.integrand, *c.features):
@@ -122,8 +124,8 @@ def _sample(cases: list[Case]) -> list[Case]:
 
 @pytest.mark.slow
 def test_labeller_confirms_a_sample_of_the_stored_labels():
-    sample = _sample(load_cases("all"))
-    assert len(sample) == 2 * 2 * len(CLASSES)
+    sample = _sample(load_cases("all") + load_cases("fresh"))
+    assert len(sample) == 3 * 2 * len(CLASSES)
     wrong = [(c.id, c.label, got.label, got.why) for c in sample
              for got in [label_case(c.as_dict())] if got.label != c.label]
     assert wrong == []
@@ -134,10 +136,25 @@ def test_labeller_confirms_a_sample_of_the_stored_labels():
                     reason="minutes: set RUN_SOUNDNESS_LABELS=1 (or run "
                            "python -m benchmarks soundness --verify-labels)")
 def test_labeller_confirms_every_stored_label():
-    assert [(c.id, got.label) for c, got in soundness.verify_labels(load_cases("all"))] == []
+    every = load_cases("all") + load_cases("fresh")
+    assert [(c.id, got.label) for c, got in soundness.verify_labels(every)] == []
 
 
 # --- the runner ------------------------------------------------------------------
+
+def test_fresh_set_runs_only_when_named():
+    assert {c.set for c in load_cases("all")} == {"tune", "holdout"}
+    assert {c.set for c in load_cases("fresh")} == {"fresh"}
+
+
+def test_unseen_cases_flag_keeps_its_old_name():
+    parser = argparse.ArgumentParser()
+    soundness.add_arguments(parser)
+    assert parser.parse_args(["--show-holdout-cases"]).show_unseen_cases
+    args = parser.parse_args(["--set", "fresh", "--show-unseen-cases"])
+    assert args.set == "fresh" and args.show_unseen_cases
+    assert not parser.parse_args([]).show_unseen_cases
+
 
 def _write(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -166,12 +183,15 @@ def test_soundness_command_on_tiny_tables(tmp_path, monkeypatch, capsys):
 
     tune = _write(tmp_path / "tune.jsonl", TINY[:2])
     holdout = _write(tmp_path / "holdout.jsonl", TINY[2:])
-    monkeypatch.setattr(soundness, "SET_FILES", {"tune": tune, "holdout": holdout})
+    fresh = _write(tmp_path / "fresh.jsonl", [dict(TINY[0], id="t-fresh")])
+    monkeypatch.setattr(soundness, "SET_FILES", {"tune": tune, "holdout": holdout,
+                                                 "fresh": fresh})
     out_json = tmp_path / "records.json"
     assert main(["soundness", "--set", "all", "--timeout", "20", "--inprocess-timeout", "20",
                  "--json", str(out_json)]) == 0
     text = capsys.readouterr().out
     assert "### tune set (2 cases)" in text and "### holdout set (1 cases)" in text
+    assert "### fresh set" not in text              # all: tune and holdout
     # The plain answers get their verdicts; the tables count them per class.
     records = json.loads(out_json.read_text())
     assert records["reward"]["t-right"]["verdict"] == "CORRECT"

@@ -35,6 +35,10 @@ JUMPS = [
      None),
     (r"\tan x + \lfloor x/\pi + 1/2 \rfloor", "sec(x)**2", "CORRECT", None),
     (r"-\cot x + 5\operatorname{sgn}(\sin x)", "csc(x)**2", "CORRECT", None),
+    (r"\frac{1}{2}\ln\left|\frac{x-1}{x+1}\right| + \begin{cases} 2 & x > 1 \\ 0 & -1 < x < 1 "
+     r"\\ -5 & x < -1 \end{cases}", "1/(x**2 - 1)", "CORRECT", None),
+    (r"\frac{1}{2}\ln\left|\frac{x-1}{x+1}\right| + \begin{cases} 2 & x > 0 \\ 0 & x \le 0 "
+     r"\end{cases}", "1/(x**2 - 1)", "WRONG", "discontinuous"),
 ]
 
 CONTINUOUS_STEPS = [
@@ -94,6 +98,10 @@ NOTATION = [
     (r"\operatorname{C}(x)", "sin(pi*x**2/2)", "WRONG", None),
     (r"F(x \mid m)", "1/sqrt(1 - m*sin(x)**2)", "CORRECT", None),
     (r"F(x|-2)", "1/sqrt(1 + 2*sin(x)**2)", "CORRECT", None),
+    (r"F\left(x \,|\, \frac{1}{3}\right)", "1/sqrt(1 - sin(x)**2/3)", "CORRECT", None),
+    # SymPy's own spellings of exact numbers in an integrand.
+    (r"\frac{x^2}{3}", "S(2)/3*x", "CORRECT", None),
+    (r"\frac{x^2}{3}", "Rational(2, 3)*x", "CORRECT", None),
     ("<answer>`x**3/3 + C`</answer>", "x**2", "CORRECT", None),
     ("<answer>```python\nsin(x) + C\n```</answer>", "cos(x)", "CORRECT", None),
     ("<answer>Max(x, 0)**2/2</answer>", "Max(x, 0)", "CORRECT", None),

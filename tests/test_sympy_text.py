@@ -123,6 +123,10 @@ VALID = [
     ("atan2(1, x)", sympy.atan2(1, x)),
     ("factorial(5) + gamma(1/2)", 120 + sqrt(pi)),
     ("root(8, 3) + cbrt(27)", sympy.Integer(5)),
+    # SymPy's own spellings of exact numbers (its python printer writes them)
+    ("S(5)/3*x", Rational(5, 3) * x),
+    ("Rational(1, 2)*x + Integer(3)", x / 2 + 3),
+    ("varphi", sympy.Symbol("phi")),
 ]
 
 
@@ -243,6 +247,8 @@ HOSTILE = [
     ("(x)(1)", "not_callable"),
     ("2(x)", "not_callable"),
     ("foo_bar(x)", "not_callable"),
+    ("S(x)", "not_callable"),          # numbers only: never sympify
+    ("Rational(x, 2)", "not_callable"),
     ("sin", "function_as_value"),
     ("sin(x, 1)", "bad_arity"),
     ("longname", "unknown_name"),

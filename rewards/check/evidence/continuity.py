@@ -132,11 +132,16 @@ def _jump_at(c: Any, F: RealEvaluator, f: RealEvaluator, symbol: str,
 
 def drop_steps(derivative: sp.Expr) -> tuple[sp.Expr, bool]:
     """F' without the terms a step of F leaves (DiracDelta from sign and
-    Heaviside, the derivative of floor or ceiling), and whether there were
-    any. Only valid once :func:`find_jump` found no jump."""
+    Heaviside, the derivative of floor or ceiling, a Piecewise whose every
+    value is 0: a constant per piece), and whether there were any. Only
+    valid once :func:`find_jump` found no jump; a Piecewise F covers the
+    integrand's domain (``piecewise_gap``), so its zero derivative is zero
+    wherever F is defined."""
     steps = derivative.atoms(sp.DiracDelta) | {
         d for d in derivative.atoms(sp.Derivative)
         if d.expr.has(sp.floor, sp.ceiling) and not d.expr.has(sp.frac)}
+    steps |= {p for p in derivative.atoms(sp.Piecewise)
+              if all(value == 0 for value, _cond in p.args)}
     steps |= {s for s in derivative.atoms(sp.Subs)
               if all(isinstance(d, sp.Derivative) and d.expr.func in (sp.floor, sp.ceiling)
                      for d in s.atoms(sp.Derivative))}

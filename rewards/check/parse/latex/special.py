@@ -217,7 +217,8 @@ def _lift_named(text: str, calls: list[SpecialCall]) -> str:
 
 
 # F(x | m), F(x \mid m): an elliptic call written without \left and \middle.
-_ELLIPTIC_PLAIN = re.compile(r"(?<![A-Za-z\\])([FE]|\\Pi) ?\(")
+_ELLIPTIC_PLAIN = re.compile(r"(?<![A-Za-z\\])([FE]|\\Pi) ?(\\left ?)?\(")
+_RIGHT_AT_END = re.compile(r"\\right\s*\Z")
 _MID = re.compile(r"\\mid(?![A-Za-z])|\|")
 _MID_COMMAND = re.compile(r"\\mid(?![A-Za-z])")
 
@@ -241,6 +242,10 @@ def _elliptic_notation(text: str) -> str:
         if close is None:
             continue
         inner = text[m.end():close]
+        if m.group(2):                               # F\left(x | m\right)
+            if "\\middle" in inner:
+                continue                             # already as sympy.latex prints it
+            inner = _RIGHT_AT_END.sub("", inner)
         separators = [s for s in _MID.finditer(inner) if not _nested(inner, s.start())]
         if len(separators) != 1:
             continue

@@ -6,6 +6,7 @@ import ast
 
 import sympy
 
+from ...errors import ParseFailure
 from ..names import FUNCTIONS as _NAMED_FUNCTIONS
 from ..names import (
     MAX_FACTORIAL_ARG,
@@ -64,6 +65,15 @@ def _polylog(b, args):
     return sympy.polylog(s, z, evaluate=bool(z.is_Rational and not s.free_symbols))
 
 
+def _exact_number(b, args):
+    """``S(5)/3``, ``Integer(5)``, ``Rational(5, 3)``: SymPy's own spellings
+    of exact numbers (its ``python`` printer and hand-written integrands use
+    them). Numbers only: ``S(x)`` is no call of ours (never sympify)."""
+    if not all(a.is_Rational for a in args):
+        raise ParseFailure("not_callable", "S, Integer and Rational take integer literals")
+    return args[0] if len(args) == 1 else b.mul([args[0], b.pow(args[1], _NEG_ONE)])
+
+
 # Arguments of Max/Min (each a comparison SymPy may try to decide).
 _MAX_MINMAX_ARGS = 8
 
@@ -102,6 +112,9 @@ _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
     # The exponential integral E_n(x), and E1 for E_1.
     "expint": (frozenset({2}), _bounded(sympy.expint, MAX_ORDER, "expint")),
     "E1": (frozenset({1}), lambda b, a: _apply(sympy.expint, [sympy.Integer(1), a[0]])),
+    "S": (frozenset({1}), _exact_number),
+    "Integer": (frozenset({1}), _exact_number),
+    "Rational": (frozenset({2}), _exact_number),
 }
 # Every one-argument spelling both parsers share (sign and sgn among them).
 for _name, _func in _NAMED_FUNCTIONS.items():

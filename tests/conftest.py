@@ -10,6 +10,7 @@ CHECKER_ERROR path itself turn it off with the ``lenient`` fixture.
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
@@ -28,6 +29,17 @@ def lenient(monkeypatch):
 # Doctests whose examples start a worker pool (a doctest item takes no marker
 # of its own): slow, like every test that starts a pool or a server.
 POOL_DOCTESTS = ("rewards.reward.antiderivative", "rewards.integrations.verl")
+
+
+@pytest.fixture
+def terminal_sigint():
+    """Python's Ctrl-C handler on SIGINT for the test, as in a terminal (and so
+    in the children it starts): a shell that runs pytest as a background job
+    hands it SIGINT ignored, and then neither ``_thread.interrupt_main`` nor a
+    SIGINT sent to a child interrupts anything."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def pytest_collection_modifyitems(items):

@@ -306,7 +306,7 @@ def test_executor_shut_down_from_another_thread(reward, log):
     log.snapshot()
 
 
-def test_keyboard_interrupt_mid_call(reward, log):
+def test_keyboard_interrupt_mid_call(reward, log, terminal_sigint):
     score(reward, innocents(2)[0])
     completions, _ = _slow_batch(12, seconds=1.5)
     finished = []

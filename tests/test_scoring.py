@@ -457,7 +457,7 @@ def test_interrupt_keeps_finished_batches_then_resume_completes(jsonl_input, tmp
 
 
 @pytest.mark.slow
-def test_ctrl_c_on_the_cli_leaves_valid_partial_output(jsonl_input, tmp_path):
+def test_ctrl_c_on_the_cli_leaves_valid_partial_output(jsonl_input, tmp_path, terminal_sigint):
     out = tmp_path / "out.jsonl"
     # The real CLI in a child process, slowed down per batch so SIGINT
     # surely lands mid-run.

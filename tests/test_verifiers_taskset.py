@@ -16,17 +16,26 @@ from pathlib import Path
 import psutil
 import pytest
 
-vf = pytest.importorskip("verifiers.v1")
+from rewards.integrations import common
 
-from verifiers.v1.graph import prepare_turn  # noqa: E402
-from verifiers.v1.utils import loaders  # noqa: E402
-
-from rewards.integrations import common  # noqa: E402
+# verifiers, imported by _verifiers when a test of this module runs: importing it
+# takes seconds, which every collection (each xdist worker, -m "not slow") paid.
+vf = loaders = prepare_turn = None
+# Every test here needs that import, so they are all slow.
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV_DIR = ROOT / "environments" / "integral_rewards"
 SAMPLE = ROOT / "examples" / "data" / "integrals_sample.jsonl"
 TASKSET_ID = "integral-rewards"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _verifiers():
+    global vf, loaders, prepare_turn
+    vf = pytest.importorskip("verifiers.v1")
+    from verifiers.v1.graph import prepare_turn
+    from verifiers.v1.utils import loaders
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +96,6 @@ def test_taskset_id_resolves_to_our_taskset(env_package):
     assert first.system_prompt == prompts.SYSTEM_PROMPT
 
 
-@pytest.mark.slow
 def test_installed_package_resolves(tmp_path):
     """pip installs environments/integral_rewards; verifiers' loader then finds the
     taskset in a fresh interpreter with nothing else on the path."""
@@ -107,7 +115,6 @@ def test_installed_package_resolves(tmp_path):
     assert run.stdout.split() == ["integral_rewards.taskset", "IntegralTaskset"]
 
 
-@pytest.mark.slow
 def test_correct_reply_scores_above_wrong_and_malformed(env_package, tmp_path):
     task = next(iter(taskset(env_package, reward_yaml(tmp_path, 1), limit=1)))  # x**2
     replies = {"correct": r"Integrating term by term, \boxed{\frac{x^{3}}{3} + C}",
@@ -140,7 +147,6 @@ def _loky_workers() -> set[int]:
             if "LokyProcess" in " ".join(p.cmdline())}
 
 
-@pytest.mark.slow
 def test_concurrent_rollouts_share_one_pool(env_package, tmp_path):
     """64 rollouts scored at once on one event loop: one reward, one worker set,
     their checks batched together."""

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from rewards.check.timebox import Deadline, StepTimeout, time_limit
+from rewards.check.timebox import Deadline, StepTimeout, time_limit, within
 
 LONG_SLEEP_S = 5.0  # what a limit must interrupt; never slept in full when it works
 
@@ -69,16 +69,20 @@ def test_outer_limit_still_fires_after_an_inner_block_ends():
         time.sleep(LONG_SLEEP_S)
 
 
-def test_outer_limit_that_passed_inside_the_inner_block_fires_on_exit():
-    # The inner limit is capped by the outer one; a caller that swallows
-    # the inner StepTimeout still gets the outer's at once.
+def test_a_step_does_not_swallow_the_checks_expired_limit():
+    # A step's own limit is capped by the check's; when it fires, the step
+    # gives up only if the check still has time. The two StepTimeouts cannot
+    # be told apart (the check's re-armed alarm can land while the step's is
+    # being handled), so the step asks the check's deadline, as within does.
+    deadline = Deadline(0.05)
     with pytest.raises(StepTimeout), time_limit(0.1):
-        try:
-            with time_limit(10):
-                time.sleep(LONG_SLEEP_S)
-        except StepTimeout:
-            pass
+        within(10, deadline, time.sleep, LONG_SLEEP_S)
         time.sleep(LONG_SLEEP_S)
+
+
+def test_a_step_that_runs_out_gives_up_and_the_check_goes_on():
+    assert within(0.05, Deadline(10), time.sleep, LONG_SLEEP_S) is None
+    assert within(1.0, Deadline(10), sum, [1, 2]) == 3
 
 
 def test_previous_handler_restored_and_timer_disarmed():

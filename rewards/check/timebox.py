@@ -72,7 +72,12 @@ def time_limit(seconds: float) -> Iterator[bool]:
     """Interrupt the block with :class:`StepTimeout` after ``seconds``.
 
     Yields whether a real (signal) interrupt is armed. Nested limits keep the
-    tighter one and re-arm the outer timer on exit.
+    tighter one and re-arm the outer timer on exit. An outer limit that
+    passed while the inner block ran fires as soon as it is re-armed, which
+    can be while the inner's StepTimeout is still being handled: a handler
+    that swallows a StepTimeout inside an outer limit must ask its
+    :class:`Deadline` whether the outer one passed too (as :func:`within`
+    does), since the two exceptions cannot be told apart.
 
     >>> with time_limit(1.0):
     ...     total = sum(range(1000))

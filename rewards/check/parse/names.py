@@ -84,7 +84,7 @@ GREEK_NAMES = frozenset({
     "alpha", "beta", "delta", "epsilon", "eta", "theta", "iota", "kappa", "mu", "nu", "xi",
     "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega",
 })
-# Variant letter forms are the same letter (``\\varphi``, ``varphi``: phi), in
+# Variant letter forms are the same letter (``\varphi``, ``varphi``: phi), in
 # both syntaxes: a model that names the variable phi may write either.
 GREEK_VARIANTS = ("phi", "theta", "epsilon", "rho", "sigma", "kappa")
 # Canonical name -> function, for rebuilding the LaTeX parser's stand-ins.

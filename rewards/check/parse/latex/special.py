@@ -143,10 +143,6 @@ _NAMED = re.compile(
     r"|(?P<frac>\\(?:operatorname|mathrm|text) ?\{ ?frac ?\})"
     r"|(?P<fresnel>\\(?:operatorname|mathrm) ?\{ ?(?P<fresnel_letter>[SC]) ?\})"
     r"|(?<![A-Za-z\\_^])(?P<lambert>W)(?: ?_ ?(?:\{ ?(?P<branch>0|-1) ?\}|(?P<branch_bare>0)))?"
-    # \operatorname{W}(x), \operatorname{W_0}(x), \operatorname{W}_{-1}(x)
-    r"|\\(?:operatorname|mathrm) ?\{ ?(?P<lambert_op>W) ?"
-    r"(?:_ ?(?:\{ ?(?P<branch_in>0|-1) ?\}|(?P<branch_in_bare>0)) ?)?\}"
-    r"(?: ?_ ?(?:\{ ?(?P<branch_out>0|-1) ?\}|(?P<branch_out_bare>0)))?"
     r"|(?<![A-Za-z\\_^])E ?_ ?(?:\{ ?(?P<order>\d{1,2}) ?\}|(?P<order_bare>\d))"
     r"|(?<![A-Za-z\\_^])(?P<heaviside>H)"
     r"|(?P<heaviside_op>\\operatorname ?\{ ?H ?\})")
@@ -170,18 +166,22 @@ def _named_call(m: re.Match[str], args: list[str]) -> tuple[str, list[str]] | No
         return "frac", args
     if m.group("fresnel"):
         return ("fresnels" if m.group("fresnel_letter") == "S" else "fresnelc"), args
-    if m.group("lambert") or m.group("lambert_op"):
-        branch = next((m.group(g) for g in ("branch", "branch_bare", "branch_in",
-                                            "branch_in_bare", "branch_out", "branch_out_bare")
-                       if m.group(g)), None)
+    if m.group("lambert"):
+        branch = m.group("branch") or m.group("branch_bare")
         return "LambertW", args + ([branch] if branch == "-1" else [])
     if m.group("order") or m.group("order_bare"):
         return "expint", [m.group("order") or m.group("order_bare"), *args]
     return "Heaviside", args
 
 
+# \operatorname{W}(x), \operatorname{W_0}(x): Lambert W as an operator name,
+# read as the bare W (a subscript inside the braces moves out of them).
+_OPERATOR_LAMBERT = re.compile(r"\\(?:operatorname|mathrm) ?\{ ?W ?(_ ?(?:\{[^{}]*\}|\d))? ?\}")
+
+
 def _lift_named(text: str, calls: list[SpecialCall]) -> str:
     """Hand-written calls (see the module docstring) -> placeholders."""
+    text = _OPERATOR_LAMBERT.sub(lambda m: " W" + (m.group(1) or ""), text)
     out, pos = [], 0
     for m in _NAMED.finditer(text):
         if m.start() < pos:

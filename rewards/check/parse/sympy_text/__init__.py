@@ -73,6 +73,7 @@ from .text import (
     _UNICODE_MAP,
     _has_implicit_multiplication,
     _max_bracket_depth,
+    _plain_greek,
     _unicode_math,
 )
 
@@ -157,7 +158,7 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 5000,
     for ch in text:
         if (ch < " " and ch not in "\t\n\r") or ch == "\x7f":
             raise ParseFailure("bad_character", f"control character {ch!r}")
-    text = _unicode_math(text.translate(_UNICODE_MAP))
+    text = _plain_greek(_unicode_math(text.translate(_UNICODE_MAP)))
     if not text.isascii():
         raise ParseFailure("non_ascii", "only ASCII math is accepted (plus π, −, ×, ·, ÷, "
                                         "√, ∛ and superscripts)")

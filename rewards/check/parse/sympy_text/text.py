@@ -47,8 +47,11 @@ _GREEK_VARIANT_NAME = re.compile(r"(?<![A-Za-z0-9_])var(" + "|".join(GREEK_VARIA
                                  + r")(?![A-Za-z0-9_])")
 
 
+def _plain_greek(text: str) -> str:
+    return _GREEK_VARIANT_NAME.sub(r"\1", text)
+
+
 def _unicode_math(text: str) -> str:
-    text = _GREEK_VARIANT_NAME.sub(r"\1", text)
     text = SUPERSCRIPT_RUN.sub(lambda m: "**(" + superscript_text(m.group(0)) + ")", text)
 
     def root(m: re.Match[str]) -> str:

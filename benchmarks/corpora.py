@@ -560,6 +560,50 @@ def adjudicate(answer: str | None, integrand: str, symbol: str = "x",
     return "undetermined"
 
 
+def audit_jump(answer: str, integrand: str, at: str, symbol: str = "x") -> str | None:
+    """An independent look at a known-correct pair the reward calls
+    discontinuous at ``at``: ``None`` unless F(c + d) - F(c - d) differs from
+    the integral of f over [c - d, c + d] (mpmath quadrature, SymPy's own
+    mpmath lambdify, none of the reward's code) at two distances d while f
+    stays finite there; then what was measured. A confirmed pair's F is not
+    an antiderivative across c by the definition (docs/domain.md), so the
+    corpus label, not the reward, is wrong about it.
+
+    >>> audit_jump("-atan(1/x)", "1/(x**2 + 1)", "0") is not None
+    True
+    >>> audit_jump("atan(x)", "1/(x**2 + 1)", "0") is None
+    True
+    """
+    import mpmath as mp
+    import sympy as sp
+
+    x = sp.Symbol(symbol)
+    F = _timed(10, sp.sympify, answer, {symbol: x})
+    f = _timed(10, sp.sympify, integrand, {symbol: x})
+    if F is None or f is None:
+        return None
+    F_fn, f_fn = sp.lambdify(x, F, "mpmath"), sp.lambdify(x, f, "mpmath")
+    found = []
+    with mp.workdps(30):
+        c = mp.mpf(at)
+        scale = max(mp.mpf(1), abs(c))
+        for d in (mp.mpf("1e-3") * scale, mp.mpf("1e-5") * scale):
+            try:
+                near_f = [mp.mpmathify(f_fn(c + k * d)) for k in (-1, -0.1, 0.1, 1)]
+                if not all(mp.isfinite(v) for v in near_f):
+                    return None
+                difference = mp.mpmathify(F_fn(c + d)) - mp.mpmathify(F_fn(c - d))
+                integral = mp.quad(f_fn, [c - d, c, c + d])
+            except (ValueError, ZeroDivisionError, TypeError):
+                return None
+            gap = abs(difference - integral)
+            if gap < mp.mpf("1e-6") * max(1, abs(difference)):
+                return None
+            found.append(f"F(c+{mp.nstr(d, 2)}) - F(c-{mp.nstr(d, 2)}) = "
+                         f"{mp.nstr(difference, 6)}, integral of f = {mp.nstr(integral, 6)}")
+    return "; ".join(found)
+
+
 def save_items(items: list[Item], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as handle:

@@ -137,14 +137,18 @@ def drop_steps(derivative: sp.Expr) -> tuple[sp.Expr, bool]:
     valid once :func:`find_jump` found no jump; a Piecewise F covers the
     integrand's domain (``piecewise_gap``), so its zero derivative is zero
     wherever F is defined."""
-    steps = derivative.atoms(sp.DiracDelta) | {
-        d for d in derivative.atoms(sp.Derivative)
-        if d.expr.has(sp.floor, sp.ceiling) and not d.expr.has(sp.frac)}
-    steps |= {p for p in derivative.atoms(sp.Piecewise)
-              if all(value == 0 for value, _cond in p.args)}
-    steps |= {s for s in derivative.atoms(sp.Subs)
-              if all(isinstance(d, sp.Derivative) and d.expr.func in (sp.floor, sp.ceiling)
-                     for d in s.atoms(sp.Derivative))}
+    # One walk for the four kinds: most derivatives have none of them.
+    found = derivative.atoms(sp.DiracDelta, sp.Derivative, sp.Piecewise, sp.Subs)
+    if not found:
+        return derivative, False
+    steps = {d for d in found if isinstance(d, sp.DiracDelta)} | {
+        d for d in found if isinstance(d, sp.Derivative)
+        and d.expr.has(sp.floor, sp.ceiling) and not d.expr.has(sp.frac)}
+    steps |= {p for p in found if isinstance(p, sp.Piecewise)
+              and all(value == 0 for value, _cond in p.args)}
+    steps |= {s for s in found if isinstance(s, sp.Subs)
+              and all(isinstance(d, sp.Derivative) and d.expr.func in (sp.floor, sp.ceiling)
+                      for d in s.atoms(sp.Derivative))}
     if not steps:
         return derivative, False
     return derivative.xreplace({s: sp.S.Zero for s in steps}), True

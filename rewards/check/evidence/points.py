@@ -89,9 +89,27 @@ def _digest_structure(expr: sp.Basic, digest: Any) -> None:
             digest.update(f"{type(node).__name__}({len(args)}".encode())
             stack.extend(reversed(args))
         else:
-            digest.update(sp.srepr(node).encode() if isinstance(node, sp.Basic)
+            digest.update(_leaf_text(node) if isinstance(node, sp.Basic)
                           else repr(node).encode())
         digest.update(b",")
+
+
+def _leaf_text(node: sp.Basic) -> bytes:
+    # The same few symbols and small numbers make up most leaves: srepr
+    # (the printer) once each. Floats equal across precisions hash alike, so
+    # they are printed every time, never looked up.
+    if isinstance(node, sp.Float):
+        return sp.srepr(node).encode()
+    text = _LEAVES.get(node)
+    if text is None:
+        if len(_LEAVES) >= _MAX_LEAVES:
+            _LEAVES.clear()
+        text = _LEAVES[node] = sp.srepr(node).encode()
+    return text
+
+
+_LEAVES: dict[sp.Basic, bytes] = {}
+_MAX_LEAVES = 4096
 
 
 def _decimal(value: float, digits: int = 8) -> str:

@@ -3,6 +3,8 @@ integrand parsed. Stages ``candidate_extract`` / ``candidate_ingest``,
 ``integrand_parse`` and ``candidate_parse``."""
 from __future__ import annotations
 
+import functools
+
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -96,8 +98,14 @@ def read_integrand(check: Check, integrand: Any) -> sp.Expr:
                      reason=exc.reason, message=exc.message[:300])
         reason = exc.reason if exc.reason.startswith("integrand_") else "integrand_unparseable"
         check.decide(Verdict.CHECKER_ERROR, reason, message=exc.message)
-    check.record("integrand_parse", "ok", start, out=show(expr))
+    check.record("integrand_parse", "ok", start, out=_shown_integrand(expr))
     return expr
+
+
+@functools.lru_cache(maxsize=256)
+def _shown_integrand(expr: sp.Expr) -> str:
+    # A GRPO group brings one integrand 8+ times: printed once.
+    return show(expr)
 
 
 def read_candidate(check: Check, candidate: Candidate, integrand: sp.Expr) -> sp.Expr:

@@ -8,6 +8,7 @@ answer must cover the domain (:mod:`.piecewise`).
 """
 from __future__ import annotations
 
+import functools
 import time
 
 import sympy as sp
@@ -65,6 +66,17 @@ def normalize(expr: sp.Expr, rules: list[str]) -> sp.Expr:
 
 
 
+@functools.lru_cache(maxsize=256)
+def real_integrand(integrand: sp.Expr, symbol: str, params: tuple[str, ...]) -> sp.Expr:
+    """The integrand over real symbols, normalized: the same for every
+    answer of a GRPO group, so bound once (rebuilding it re-asks SymPy's
+    assumptions on every node)."""
+    param_symbols = {p: sp.Symbol(p, real=True) for p in params}
+    integrand = integrand.xreplace({s: param_symbols[s.name] for s in integrand.free_symbols
+                                    if s.name in param_symbols})
+    return normalize(bind_real(integrand, symbol, sp.Symbol(symbol, real=True)), [])
+
+
 def real_stage(check: Check, answer: sp.Expr, integrand: sp.Expr, params: set[str]
                ) -> tuple[sp.Expr, sp.Expr, sp.Symbol, dict[str, sp.Symbol]]:
     """The ``normalize`` stage: (answer, integrand, real variable, parameter
@@ -79,15 +91,12 @@ def real_stage(check: Check, answer: sp.Expr, integrand: sp.Expr, params: set[st
     # with every sign pattern (evidence.gather.Evidence.parameter_refusal).
     param_symbols = {p: sp.Symbol(p, real=True) for p in params}
     rules = ["bind_real_symbol"]
-    mapping = {s: param_symbols[s.name] for s in integrand.free_symbols
-               if s.name in param_symbols}
     answer = bind_real(answer.xreplace(
         {s: param_symbols[s.name] for s in answer.free_symbols if s.name in param_symbols}),
         symbol, real_symbol)
-    integrand = bind_real(integrand.xreplace(mapping), symbol, real_symbol)
     try:
         answer = normalize(answer, rules)
-        integrand = normalize(integrand, [])
+        integrand = real_integrand(integrand, symbol, tuple(sorted(params)))
         refused = piecewise_refusal(answer, integrand, real_symbol)
     except ParseFailure as exc:
         check.record("normalize", "fail", start, rules_applied=rules, reason=exc.reason)

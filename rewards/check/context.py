@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from .errors import ParseFailure, describe, strict_mode
 from .memory import memory_cap
 from .request import CheckRequest
-from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since
+from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since, resolve_shown
 from .timebox import Deadline, StepTimeout, time_limit
 
 
@@ -73,6 +73,7 @@ class Check:
             detail.setdefault("variable", self.symbol)
             if self.symbol_source != "given":
                 detail.setdefault("variable_from", self.symbol_source)
+        resolve_shown(self.stages, verdict is not Verdict.CORRECT or self.request.trace_accepted)
         detail["total_ms"] = round(ms_since(self.started), 3)
         return CheckResult(verdict, stage, self.stages, detail, confidence)
 

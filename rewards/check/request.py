@@ -54,6 +54,10 @@ class CheckRequest:
             (``RLIMIT_AS``, :mod:`rewards.check.memory`); ``None``: no cap, for
             hosts that manage memory themselves (the reward's workers are
             capped once, by their pool).
+        trace_accepted: keep the expressions of an accepted answer's stage
+            trace (``out``: the parsed answer, F'); they are printed for every
+            other verdict. Off: printing them was a twentieth of a check, and
+            the reward logs the traces of rejected answers only.
     """
 
     symbol: str | None = None
@@ -64,6 +68,7 @@ class CheckRequest:
     timeout_s: float = 5.0
     proof_budget_s: float = LADDER_BUDGET_S
     memory_limit_mb: int | None = 3072
+    trace_accepted: bool = False
 
     def __post_init__(self) -> None:
         # Configuration errors fail here, at construction, never as a verdict.

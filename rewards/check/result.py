@@ -73,6 +73,33 @@ def is_no_answer(reason: str | None) -> bool:
     return reason is not None and reason.partition(":")[0] in NO_ANSWER_REASONS
 
 
+class Shown:
+    """An expression in stage data, printed (:func:`show`) when the check
+    finishes, and only if its trace is kept: for an answer not accepted
+    (the reward logs those traces), or for any when the request asks
+    (``trace_accepted``). Printing F' and the parsed answer was a twentieth
+    of a check, and nobody reads the trace of an accepted one in training."""
+
+    __slots__ = ("expr",)
+
+    def __init__(self, expr: sp.Basic) -> None:
+        self.expr = expr
+
+    def __str__(self) -> str:
+        return show(self.expr)
+
+
+def resolve_shown(stages: list[StageRecord], keep: bool) -> None:
+    """Print (``keep``) or drop every :class:`Shown` left in ``stages``."""
+    for record in stages:
+        lazy = [k for k, v in record.data.items() if isinstance(v, Shown)]
+        for key in lazy:
+            if keep:
+                record.data[key] = str(record.data[key])
+            else:
+                del record.data[key]
+
+
 @dataclass
 class StageRecord:
     """One step of the pipeline. ``status`` is ok | fail | skipped."""

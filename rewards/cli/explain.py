@@ -18,7 +18,8 @@ def _run(args: argparse.Namespace) -> int:
     result = check_antiderivative(
         args.candidate, args.integrand, _REWARD().check_request(), symbol=args.symbol,
         timeout_s=args.timeout, input_kind=args.kind, integrand_kind=args.integrand_kind,
-        math_fallback=args.answer_fallback, answer_syntax=args.answer_syntax)
+        math_fallback=args.answer_fallback, answer_syntax=args.answer_syntax,
+        trace_accepted=True)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -55,7 +55,9 @@ class RewardConfig:
         workers: checker processes; ``None``: the cores available to this
             process divided by ``LOCAL_WORLD_SIZE`` (ranks on the node), >= 1.
         timeout_s: the hard deadline of one sample.
-        chunk_size: samples per task sent to a worker.
+        chunk_size: samples per task sent to a worker; a task holds whole
+            groups of one integrand where they fit (a GRPO group of 8 meets
+            in one worker and its caches).
         memory_limit_mb: ``RLIMIT_AS`` per worker, lowered to this rank's share
             of the node's memory; a check run in-process with this config's
             request may add this much to its process; ``None``: no cap.
@@ -88,7 +90,7 @@ class RewardConfig:
     math_fallback: bool = DEFAULT_POLICY.math_fallback
     workers: int | None = None
     timeout_s: float = _CHECK.timeout_s
-    chunk_size: int = 4
+    chunk_size: int = 8
     memory_limit_mb: int | None = _CHECK.memory_limit_mb
     cache_size: int = 20_000
     max_tasks_per_worker_pool: int = 20_000

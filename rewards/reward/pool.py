@@ -440,7 +440,7 @@ class CheckPool:
         started = time.monotonic()
         call_budget = self.call_budget(len(jobs))
 
-        pending: deque[list[int]] = deque(self._chunks(len(jobs)))
+        pending: deque[list[int]] = deque(self._chunks(jobs))
         suspects: deque[int] = deque()
         strikes: dict[int, int] = {}
         inflight: dict[Any, _Task] = {}
@@ -506,16 +506,42 @@ class CheckPool:
         # Small batches: one sample per task so every worker gets work.
         return max(1, min(self.chunk_size, math.ceil(n / (self.workers * 2))))
 
-    def _chunks(self, n: int) -> list[list[int]]:
+    def _chunks(self, jobs: list[Job]) -> list[list[int]]:
         """Job indices per task: chunks, then one job per task for the last
         two per worker, so a call does not end with one worker finishing a
         whole chunk while the others idle (concurrent callers make many
-        small calls, each with its own end)."""
+        small calls, each with its own end).
+
+        A chunk holds whole groups of one integrand where they fit: a GRPO
+        group's answers then meet in one worker, whose caches (the parsed
+        and compiled integrand, term derivatives, verdicts by derivative)
+        serve the whole group instead of half of it in each of two workers.
+        """
+        n = len(jobs)
         chunk = self._chunk_for(n)
         singles = min(n, 2 * self.workers) if chunk > 1 else 0
-        head = n - singles
-        tasks = [list(range(i, min(i + chunk, head))) for i in range(0, head, chunk)]
-        return tasks + [[i] for i in range(head, n)]
+        groups: dict[tuple, list[int]] = {}
+        for i, job in enumerate(jobs):
+            groups.setdefault((job[1], job[2]), []).append(i)
+        order = [i for members in groups.values() for i in members]
+        head, tail = order[:n - singles], order[n - singles:]
+        in_head = set(head)
+        tasks: list[list[int]] = []
+        current: list[int] = []
+        for members in groups.values():
+            rest = [i for i in members if i in in_head]
+            while rest:
+                if len(current) + len(rest) <= chunk:
+                    current, rest = current + rest, []
+                elif current:
+                    tasks.append(current)
+                    current = []
+                else:
+                    tasks.append(rest[:chunk])
+                    rest = rest[chunk:]
+        if current:
+            tasks.append(current)
+        return tasks + [[i] for i in tail]
 
     def _fill(self, executor, jobs, pending, suspects, inflight) -> None:
         # Two tasks per worker: the second waits in loky's queue, so a worker

@@ -48,7 +48,7 @@ from typing import Any
 import sympy as sp
 
 from ..errors import ParseFailure
-from ..result import StageRecord, ms_since, show
+from ..result import Shown, StageRecord, ms_since
 from .latex.cases import build_piecewise, lift_cases
 from .latex.grammar import canonicalize_latex, parse_latex
 from .latex.special import build_call, lift_special_calls
@@ -154,7 +154,7 @@ def parse_answer(text: str, syntax: str, symbol: str, stages: list[StageRecord],
                 # lose its "if" clause and pass).
                 break
             continue
-        data.update(parser=parser, rules_applied=rules, out=show(expr),
+        data.update(parser=parser, rules_applied=rules, out=Shown(expr),
                     free_symbols=sorted(s.name for s in expr.free_symbols))
         stages.append(StageRecord(f"{role}_parse", ms=ms_since(start), data=data))
         return expr

@@ -10,7 +10,7 @@ from sympy.core.function import AppliedUndef
 
 from ..context import Check
 from ..evidence.continuity import drop_steps
-from ..result import Verdict, show
+from ..result import Shown, Verdict
 
 
 def derivative_stage(check: Check, answer: sp.Expr, x: sp.Symbol,
@@ -27,7 +27,7 @@ def derivative_stage(check: Check, answer: sp.Expr, x: sp.Symbol,
     derivative, stepped = drop_steps(differentiate(answer, x))
     # The terms a step leaves (DiracDelta, floor') are zero off the steps;
     # whether F jumps there is the continuity check's, before any accept.
-    check.record("differentiate", "ok", start, out=show(derivative),
+    check.record("differentiate", "ok", start, out=Shown(derivative),
                  **({"steps_dropped": True} if stepped else {}))
     undefined = sorted({str(f.func) for f in derivative.atoms(AppliedUndef)})
     if derivative.has(sp.Derivative) or undefined:

@@ -4,7 +4,6 @@ integrand parsed. Stages ``candidate_extract`` / ``candidate_ingest``,
 from __future__ import annotations
 
 import functools
-
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,7 +15,7 @@ from ..errors import ParseFailure
 from ..extract import answer_flags
 from ..extract.stage import extract_stage
 from ..parse import parse_answer, parse_integrand
-from ..result import CheckResult, Verdict, show
+from ..result import CheckResult, Shown, Verdict, show
 
 # What a candidate is: a whole response (its answer is extracted under the
 # request's policy), an answer already extracted under that policy (the
@@ -41,7 +40,7 @@ def ingest_candidate(check: Check, candidate: Any, input_kind: InputKind) -> Can
         if not isinstance(candidate, sp.Expr):
             raise ParseFailure("not_an_expression", f"expected a SymPy Expr, got "
                                                     f"{type(candidate).__name__}")
-        check.record("candidate_ingest", kind="expr", out=show(candidate))
+        check.record("candidate_ingest", kind="expr", out=Shown(candidate))
         return Candidate(candidate, "expr")
     if input_kind == "response":
         extracted = extract_stage(candidate, request.answer_policy)

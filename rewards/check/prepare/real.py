@@ -15,7 +15,7 @@ import sympy as sp
 
 from ..context import Check
 from ..errors import ParseFailure
-from ..result import Verdict, show
+from ..result import Shown, Verdict
 from .piecewise import piecewise_refusal
 
 
@@ -104,5 +104,5 @@ def real_stage(check: Check, answer: sp.Expr, integrand: sp.Expr, params: set[st
     if refused:
         check.record("normalize", "fail", start, rules_applied=rules, **refused)
         check.decide(Verdict.WRONG, **refused)
-    check.record("normalize", "ok", start, rules_applied=rules, out=show(answer))
+    check.record("normalize", "ok", start, rules_applied=rules, out=Shown(answer))
     return answer, integrand, real_symbol, param_symbols

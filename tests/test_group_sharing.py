@@ -100,3 +100,12 @@ def test_a_rejected_answer_keeps_its_printed_expressions():
     assert "log" in outs["candidate_parse"]
     assert all(isinstance(v, str) for v in outs.values())
     json.dumps(rejected.to_dict())
+
+
+def test_a_numeric_only_accept_keeps_its_printed_expressions():
+    # The reward traces numeric-only accepts too: why was there no proof?
+    # (The exponent written two ways is beyond the normal form; no ladder.)
+    result = check_antiderivative(r"e^{\sin(x/2)\cos(x/2)}", "cos(x)/2*exp(sin(x)/2)",
+                                  timeout_s=20, proof_budget_s=0.0)
+    assert (result.verdict, result.confidence.value) == (Verdict.CORRECT, "numeric_only")
+    assert {"candidate_parse", "differentiate"} <= set(_outs(result))

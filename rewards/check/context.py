@@ -73,7 +73,9 @@ class Check:
             detail.setdefault("variable", self.symbol)
             if self.symbol_source != "given":
                 detail.setdefault("variable_from", self.symbol_source)
-        resolve_shown(self.stages, verdict is not Verdict.CORRECT or self.request.trace_accepted)
+        # The reward traces rejected and numeric-only answers: theirs are printed.
+        resolve_shown(self.stages, verdict is not Verdict.CORRECT or self.request.trace_accepted
+                      or confidence is Confidence.NUMERIC_ONLY)
         detail["total_ms"] = round(ms_since(self.started), 3)
         return CheckResult(verdict, stage, self.stages, detail, confidence)
 

@@ -54,10 +54,11 @@ class CheckRequest:
             (``RLIMIT_AS``, :mod:`rewards.check.memory`); ``None``: no cap, for
             hosts that manage memory themselves (the reward's workers are
             capped once, by their pool).
-        trace_accepted: keep the expressions of an accepted answer's stage
+        trace_accepted: keep the expressions of a proved answer's stage
             trace (``out``: the parsed answer, F'); they are printed for every
-            other verdict. Off: printing them was a twentieth of a check, and
-            the reward logs the traces of rejected answers only.
+            other verdict and for numeric-only accepts. Off: printing them was
+            a twentieth of a check, and the reward traces only rejected and
+            numeric-only answers.
     """
 
     symbol: str | None = None

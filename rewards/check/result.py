@@ -75,10 +75,11 @@ def is_no_answer(reason: str | None) -> bool:
 
 class Shown:
     """An expression in stage data, printed (:func:`show`) when the check
-    finishes, and only if its trace is kept: for an answer not accepted
-    (the reward logs those traces), or for any when the request asks
-    (``trace_accepted``). Printing F' and the parsed answer was a twentieth
-    of a check, and nobody reads the trace of an accepted one in training."""
+    finishes, and only if its trace is kept: for an answer not accepted or
+    accepted on numeric evidence alone (the reward logs those traces), or
+    for any when the request asks (``trace_accepted``). Printing F' and the
+    parsed answer was a twentieth of a check, and nobody reads the trace of
+    an answer proved correct in training."""
 
     __slots__ = ("expr",)
 

@@ -855,6 +855,26 @@ POLICY_TABLE = [
     ("nested_box", r"\boxed{\boxed{x + 1}}", "ok", "x + 1", ["x + 1"]),
     ("box_in_box_with_more", r"\boxed{\boxed{a} + 1}", "ok", r"\boxed{a} + 1", None),
     ("empty_other_box_is_ignored", r"\boxed{} then \boxed{e^x + C}", "ok", "e^x + C", None),
+    # -- boxed substitutions: steps of the work, not final answers --
+    ("boxed_substitution_then_answer",
+     r"Let $\boxed{u = x^2}$, so $du = 2x\,dx$ and the integral is $\int \cos u\,du$. "
+     r"Hence \boxed{\sin(x^2) + C}.", "ok", r"\sin(x^2) + C", ["x^2", r"\sin(x^2) + C"]),
+    ("answer_then_boxed_substitution_in_a_check",
+     r"\boxed{\ln|\tan(x/2)| + C}. Check with \boxed{t = \tan(x/2)}.",
+     "ok", r"\ln|\tan(x/2)| + C", None),
+    ("boxed_back_substitution_greek",
+     r"With \boxed{x = \sin\theta} the integral becomes $\theta$: \boxed{\arcsin x + C}",
+     "ok", r"\arcsin x + C", None),
+    ("boxed_substitution_in_answer_tags",
+     "<answer>u = x**2 + 1</answer> ... <answer>log(x**2 + 1)/2</answer>",
+     "ok", "log(x**2 + 1)/2", None),
+    ("only_a_substitution_is_graded", r"\boxed{u = x^2}", "ok", "x^2", None),
+    ("y_equals_is_an_answer", r"\boxed{y = x^2 + C} and \boxed{x^3}", "ok", "x^3",
+     ["x^2 + C", "x^3"]),
+    ("substitution_chain_is_an_answer", r"\boxed{u = x^2 = F} \boxed{G}", "ok", "G", None),
+    ("substitution_does_not_hide_a_hedge",
+     r"\boxed{u = x^2} then either \boxed{\sin u} or \boxed{\cos u}",
+     "hedged:or_between_answers", None, None),
 ]
 
 
@@ -889,6 +909,28 @@ def test_candidates_record_source_index_and_offsets():
         assert text[c.start] in "\\<"
     assert r.chosen is r.candidates[-1]
     assert (r.n_matches, r.chosen_index, r.source) == (3, 2, "answer_tag")
+
+
+def test_a_boxed_substitution_is_not_an_answer_the_others_must_agree_with():
+    r = extract_answer(r"Let \boxed{u = x^2}. Then \boxed{\sin(x^2) + C}")
+    assert [c.status for c in r.candidates] == ["substitution", "ok"]
+    assert (r.agreement, r.distinct_texts, r.needs_agreement_check) == (
+        "single", (r"\sin(x^2) + C",), False)
+    # y = ... is the answer's name, not a substitution: the two must agree.
+    r = extract_answer(r"\boxed{y = x^2} \boxed{x^3}")
+    assert r.needs_agreement_check and r.distinct_texts == ("x^3", "x^2")
+
+
+@pytest.mark.parametrize(("response", "integrand", "verdict"), [
+    (r"Let \(\boxed{u = x^2}\), then $\int \cos u\,du$: \boxed{\sin(x^2) + C}",
+     "2*x*cos(x**2)", Verdict.CORRECT),
+    (r"Let \(\boxed{u = x^2}\), then: \boxed{\cos(x^2) + C}", "2*x*cos(x**2)", Verdict.WRONG),
+    (r"\boxed{x = \sin\theta}, so \boxed{\arcsin x + C}", "1/sqrt(1 - x**2)", Verdict.CORRECT),
+])
+def test_a_boxed_substitution_before_the_answer_through_the_checker(response, integrand,
+                                                                       verdict):
+    result = check_antiderivative(response, integrand, input_kind="response")
+    assert result.verdict is verdict, result.render()
 
 
 def test_agreement_values():

@@ -41,7 +41,12 @@ default, every field is configurable):
    ``value`` among the candidates in text order; an unclosed box or tag is
    UNBALANCED as before (it runs to the end of the text, so it is the last
    candidate). An unclosed ``<answer>`` followed by a complete box is
-   ignored (the box is the answer).
+   ignored (the box is the answer). A boxed substitution (``u = x^2``,
+   ``x = \sin\theta``: one lowercase letter other than ``y``, or a Greek
+   letter, alone left of a single ``=``; status ``substitution``) is a step
+   of the work, not a final answer: the choice is among the other
+   candidates, and only when every candidate is one is a substitution
+   chosen (and graded, as its right-hand side).
 4. **Agreement** (``hedge="reject"``): all final candidates must agree.
    Each candidate's ``key`` is its graded text with spacing (whitespace,
    ``\,`` ``\;`` ``\!`` ``\quad`` ``\left`` ``\right`` ...), trailing
@@ -51,9 +56,9 @@ default, every field is configurable):
    status stays OK because equality up to a constant is the checker's
    question: it must check every text in :attr:`Extraction.distinct_texts`.
    More than ``max_distinct_answers`` distinct keys is HEDGED
-   (``hedged:too_many_answers``). Empty candidates carry no claim and are
-   ignored unless chosen; under ``reject`` every non-empty candidate must
-   pass the checks below, not only the chosen one.
+   (``hedged:too_many_answers``). Empty candidates and boxed substitutions
+   carry no claim and are ignored unless chosen; under ``reject`` every
+   other candidate must pass the checks below, not only the chosen one.
 5. **Hedges** (status HEDGED under ``reject``; only reported under
    ``pick``), reason ``hedged:<code>``:
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import strict_mode
 from ..parse.equation import equation_rhs
+from ..parse.names import GREEK_NAMES, GREEK_VARIANTS
 from .flags import _HEDGE_CHARS, _comparison_key, answer_flags
 from .markers import (
     _final_markers,
@@ -45,6 +46,11 @@ _MATH_AFTER = re.compile(r"\$|\\[(\[A-Za-z]")
 _JOINER_NOISE = re.compile(r"[\s$]+|\\[()\[\]]")
 _SHORT_JOINER = 40
 _WINDOW = 60
+# "u = x^2", "t = \tan(x/2)", "x = \sin\theta": one lowercase letter (not y,
+# the name answers go by) or a Greek letter, alone left of a single "=".
+_SUBSTITUTION = re.compile(
+    r"\s*(?:[a-xz]|\\?(?:var)?(?:" + "|".join(sorted(GREEK_NAMES | set(GREEK_VARIANTS)))
+    + r"))\s*=(?!=)")
 
 
 def extract_answer(
@@ -243,8 +249,11 @@ def _decide(ctx: _Context, markers: list[_Marker], unclosed: int | None,
     policy = ctx.policy
     n = len(markers) if n_total is None else n_total
     cands = tuple(_analyze(ctx, m, index_offset + k) for k, m in enumerate(markers))
-    first_start = cands[0].start if cands else None
-    pick, failure = _choose(len(cands), first_start, unclosed, box_policy)
+    # A boxed substitution is a step of the work, not a final answer: the
+    # policy chooses among the others (among all, when every box is one).
+    answers = [c for c in cands if c.status != "substitution"] or list(cands)
+    first_start = answers[0].start if answers else None
+    pick, failure = _choose(len(answers), first_start, unclosed, box_policy)
     common = {"candidates": cands, "policy": policy, "reasoning": ctx.reasoning,
               "graded_from": ctx.start}
     if failure is ExtractionStatus.UNBALANCED:
@@ -255,7 +264,7 @@ def _decide(ctx: _Context, markers: list[_Marker], unclosed: int | None,
         return Extraction(failure, None, n, None, cands[-1].source,
                           f"{n} answer candidates but box_policy=only_if_single", **common)
     assert pick is not None
-    chosen = cands[pick]
+    chosen = answers[pick]
     index = chosen.index
     where = f"{_LABELS[chosen.source]} {index + 1} of {n} (box_policy={box_policy.value})"
     reject = policy.hedge == "reject"
@@ -271,13 +280,15 @@ def _decide(ctx: _Context, markers: list[_Marker], unclosed: int | None,
     if chosen.status == "empty":
         return result(ExtractionStatus.EMPTY, f"{where} is empty")
 
-    judged = [c for c in cands if c.status != "empty"] if reject else [chosen]
+    steps = [c for c in cands if c.status == "substitution" and c is not chosen]
+    judged = [c for c in cands if c.status != "empty" and c not in steps] if reject \
+        else [chosen]
     for c in judged:
         if c.status == "too_long":
             return result(ExtractionStatus.TOO_LONG, f"final answer {c.index + 1} of {n} has "
                           f"more than {ctx.max_answer_chars} characters (hedge=reject "
                           f"checks every final answer)")
-    live = [c for c in cands if c.status == "ok"]
+    live = [c for c in cands if c.status == "ok" or c is chosen]
     keys = {c.key for c in live}
     agreement = "single" if len(live) == 1 else ("identical" if len(keys) == 1 else "differ")
 
@@ -320,6 +331,8 @@ def _decide(ctx: _Context, markers: list[_Marker], unclosed: int | None,
                      + ("; check each" if reject else "; hedge=pick takes the chosen one"))
     if hedges:
         notes.append(f"hedges ignored (hedge=pick): {', '.join(hedges)}")
+    if steps:
+        notes.append(f"{len(steps)} boxed substitution(s) not taken as final answers")
     if qualifiers:
         notes.append(f"qualifiers reported: {', '.join(qualifiers)}")
     return result(ExtractionStatus.OK, "; ".join([where, *notes]), value=chosen.text, **extra)
@@ -365,8 +378,19 @@ def _analyze(ctx: _Context, marker: _Marker, index: int) -> Candidate:
     graded = equation_rhs(raw)
     if not graded:
         return make("empty", raw, hedges=hedges, qualifiers=qualifiers)
-    return make("ok", raw, graded, _comparison_key(graded), hedges=hedges,
+    status = "substitution" if _is_substitution(raw, graded) else "ok"
+    return make(status, raw, graded, _comparison_key(graded), hedges=hedges,
                 qualifiers=qualifiers)
+
+
+def _is_substitution(raw: str, graded: str) -> bool:
+    r"""``oxed{u = x^2}``: a boxed step of the work (a substitution, a
+    back-substitution ``x = \sin	heta``), not a claim about the integral.
+    Models box these on the way to the answer; under ``hedge=reject`` they
+    are not final answers the others must agree with."""
+    match = _SUBSTITUTION.match(raw)
+    return (match is not None and graded != raw
+            and raw[match.end():].strip() == graded)
 
 
 

@@ -126,7 +126,7 @@ class Candidate:
     index: int
     start: int
     end: int
-    status: str  # "ok" | "empty" | "too_long"
+    status: str  # "ok" | "empty" | "too_long" | "substitution" (``u = x^2``)
     raw: str | None
     text: str | None
     key: str | None

@@ -384,8 +384,8 @@ def _analyze(ctx: _Context, marker: _Marker, index: int) -> Candidate:
 
 
 def _is_substitution(raw: str, graded: str) -> bool:
-    r"""``oxed{u = x^2}``: a boxed step of the work (a substitution, a
-    back-substitution ``x = \sin	heta``), not a claim about the integral.
+    r"""``\boxed{u = x^2}``: a boxed step of the work (a substitution, a
+    back-substitution ``x = \sin\theta``), not a claim about the integral.
     Models box these on the way to the answer; under ``hedge=reject`` they
     are not final answers the others must agree with."""
     match = _SUBSTITUTION.match(raw)

@@ -22,7 +22,7 @@ import sympy as sp
 # (rule ``huge_constant_dropped``; only when other terms hold the variable).
 #
 # |numeric exponent| of a power whose base is a function of the variable
-# only (x^{2024}, (1-x)^{2015}, 	an^{2025} x) and every number inside a
+# only (x^{2024}, (1-x)^{2015}, \tan^{2025} x) and every number inside a
 # symbolic exponent (e^{6048x}), in answers ...
 MAX_EXPONENT = 5000
 # ... and in integrands, which come from datasets, not from the policy.

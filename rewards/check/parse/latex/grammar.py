@@ -290,19 +290,19 @@ def grammar_friendly(text: str) -> str:
 
     * a letter with a superscript, which the prediction tries as every kind
       of atom (subscripted symbol, function name, ...): 8 terms ``x^{12}``
-      cost 73 ms of parsing, ``(x)^{12}`` 11 ms; ``x^{rac32}`` 150 vs 17 ms.
+      cost 73 ms of parsing, ``(x)^{12}`` 11 ms; ``x^{\frac32}`` 150 vs 17 ms.
       A lone letter is wrapped where the grouping cannot change what it
       applies to: at the start, after an opening bracket, an operator,
-      ``\cdot``/``	imes``, or (with an explicit ``\cdot``) after a digit or
+      ``\cdot``/``\times``, or (with an explicit ``\cdot``) after a digit or
       ``)``; not after a command (``\sin x^2`` is sin(x^2)), a letter, a
       ``}`` (``\log_{2}x^2``) or a script;
     * implicit multiplication, which it resolves with full-context lookahead:
       ``8 \sqrt{6 - 3 \sqrt{3}}`` costs twice ``8 \cdot \sqrt{6 - 3 \cdot
       \sqrt{3}}``. An explicit ``\cdot`` is written where a space separates
-      two factors: before a digit, a letter, ``(``, ``\sqrt``, ``rac``,
+      two factors: before a digit, a letter, ``(``, ``\sqrt``, ``\frac``,
       ``\pi``..., after a digit, a letter, ``)``, a ``}`` or ``\pi``, but
       never after a script (``\log_{2} x``, ``\sin^{2} x``), next to ``|``,
-      between two numbers, inside ``	ext{...}``, and not at all when a
+      between two numbers, inside ``\text{...}``, and not at all when a
       function's argument was left undelimited (``\sin x y`` stays as
       written).
 

@@ -66,14 +66,25 @@ def normalize(expr: sp.Expr, rules: list[str]) -> sp.Expr:
 
 
 
+def bind_real_parameters(expr: sp.Expr, params: dict[str, sp.Symbol]) -> sp.Expr:
+    """Rebind the parameters to their real symbols (``params``: name -> symbol)."""
+    return expr.xreplace({s: params[s.name] for s in expr.free_symbols if s.name in params})
+
+
+def real_parameters(params: set[str] | tuple[str, ...]) -> dict[str, sp.Symbol]:
+    """Parameters are real and of either sign: an answer must hold for every
+    admissible value (positive symbols made |a| and sqrt(a^2) into a, so
+    e^{ax}/|a| was "proved" for e^{ax}). The numeric evidence samples them
+    with every sign pattern (evidence.gather.Evidence.parameter_refusal)."""
+    return {p: sp.Symbol(p, real=True) for p in params}
+
+
 @functools.lru_cache(maxsize=256)
 def real_integrand(integrand: sp.Expr, symbol: str, params: tuple[str, ...]) -> sp.Expr:
     """The integrand over real symbols, normalized: the same for every
     answer of a GRPO group, so bound once (rebuilding it re-asks SymPy's
     assumptions on every node)."""
-    param_symbols = {p: sp.Symbol(p, real=True) for p in params}
-    integrand = integrand.xreplace({s: param_symbols[s.name] for s in integrand.free_symbols
-                                    if s.name in param_symbols})
+    integrand = bind_real_parameters(integrand, real_parameters(params))
     return normalize(bind_real(integrand, symbol, sp.Symbol(symbol, real=True)), [])
 
 
@@ -85,15 +96,9 @@ def real_stage(check: Check, answer: sp.Expr, integrand: sp.Expr, params: set[st
     start = time.perf_counter()
     symbol = check.symbol
     real_symbol = sp.Symbol(symbol, real=True)
-    # Parameters are real and of either sign: an answer must hold for every
-    # admissible value (positive symbols made |a| and sqrt(a^2) into a, so
-    # e^{ax}/|a| was "proved" for e^{ax}). The numeric evidence samples them
-    # with every sign pattern (evidence.gather.Evidence.parameter_refusal).
-    param_symbols = {p: sp.Symbol(p, real=True) for p in params}
+    param_symbols = real_parameters(params)
     rules = ["bind_real_symbol"]
-    answer = bind_real(answer.xreplace(
-        {s: param_symbols[s.name] for s in answer.free_symbols if s.name in param_symbols}),
-        symbol, real_symbol)
+    answer = bind_real(bind_real_parameters(answer, param_symbols), symbol, real_symbol)
     try:
         answer = normalize(answer, rules)
         integrand = real_integrand(integrand, symbol, tuple(sorted(params)))

@@ -26,37 +26,32 @@ def fast_proof(residual: sp.Expr, x: sp.Symbol, budget_s: float) -> dict[str, An
                       for step, ms, result in attempt.tried]}
 
 
-def structurally_zero(expr: sp.Expr) -> bool:
-    """F' - f cancelled when it was built (or is a Piecewise whose generic
-    value did): no assumption query. ``expr.is_zero`` on a whole residual
-    asks every term for its zero-ness, sign and reality, a tenth of a wrong
-    answer's check, and where it can say True the normal form proves it
-    milliseconds later anyway."""
-    if expr == 0:
-        return True
-    if isinstance(expr, sp.Piecewise):
-        generic = [e for e, cond in expr.args if cond == sp.true]
-        return bool(generic) and all(e == 0 for e in generic)
-    return False
-
-
-def zero_almost_everywhere(expr: sp.Expr | None) -> bool:
+def zero_almost_everywhere(expr: sp.Expr | None, *, ask_assumptions: bool = True) -> bool:
     """True when expr is zero except possibly on a measure-zero set.
 
     ``simplify(diff(log(Abs(x))) - 1/x)`` yields
     ``Piecewise((zoo, Eq(x, 0)), (0, True))``: zero everywhere except the
     singularity. A plain ``is_zero`` returns None for that, so the generic
     branch has to be inspected directly.
+
+    ``ask_assumptions=False`` (the structural stage): only what cancelled
+    when it was built. ``is_zero`` on a whole residual asks every term for
+    its zero-ness, sign and reality, a tenth of a wrong answer's check, and
+    where it can say True the normal form proves it milliseconds later.
     """
     if expr is None:
         return False
+
+    def zero(e: sp.Expr) -> bool:
+        return e == 0 or (ask_assumptions and bool(e.is_zero))
+
     try:
-        if expr == 0 or expr.is_zero:
+        if zero(expr):
             return True
     except (TypeError, AttributeError, RecursionError):
         return False
     if isinstance(expr, sp.Piecewise):
         generic = [e for e, cond in expr.args if cond == sp.true]
-        if generic and all(e == 0 or bool(e.is_zero) for e in generic):
+        if generic and all(zero(e) for e in generic):
             return True
     return False

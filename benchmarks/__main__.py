@@ -1,5 +1,5 @@
-"""``python -m benchmarks {accuracy,soundness,throughput,concurrency,serve,serve-faults,soak,
-mitbee,latex-parse,verl-matrix}``
+"""``python -m benchmarks {accuracy,soundness,families,throughput,concurrency,serve,serve-faults,
+soak,mitbee,latex-parse,verl-matrix}``
 from the repository root."""
 from __future__ import annotations
 
@@ -32,6 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "only).")
     soundness.add_arguments(snd)
     snd.set_defaults(func=soundness.main)
+    from .families import run as families_run
+
+    fam = sub.add_parser("families", help="generated adversarial families over many seeds",
+                         description=families_run.__doc__.splitlines()[0])
+    families_run.add_arguments(fam)
+    fam.set_defaults(func=families_run.main)
     thr = sub.add_parser(
         "throughput", help="a GRPO-shaped batch: completions/s, p50/p99, peak RSS",
         description="Score the same GRPO-shaped batch with every configuration of this reward "

@@ -3,17 +3,17 @@
 Every method sees the same candidates, one sample per task in worker
 processes under the same per-sample deadline:
 
-* this reward through :meth:`AntiderivativeReward.score` (extraction in the
+* this reward through :meth:`rewards.AntiderivativeReward.score` (extraction in the
   parent, dedup, checks in its loky pool), exactly as in training;
-* each peer through :class:`rewards.pool.CheckPool` with
-  :func:`rewards.bench.peers.bench_check` as the check function, so the same
+* each peer through :class:`rewards.reward.pool.CheckPool` with
+  :func:`benchmarks.peers.bench_check` as the check function, so the same
   pool, watchdog and kill-on-timeout apply.
 
 Data sets (by path; rows are never copied into the project):
 
 ``rubi_correct`` / ``rubi_wrong``
     known-correct Rubi pairs rendered as a model answers, and verified-wrong
-    mutants of them (:mod:`rewards.bench.corpora`);
+    mutants of them (:mod:`benchmarks.corpora`);
 ``rgym``
     real completions with reasoning-gym's labels; disagreements are
     adjudicated by an independent 50-digit numeric judge and listed;
@@ -71,7 +71,7 @@ def completion_for_ours(item: Item) -> str:
 
 def inputs_for(method: str, item: Item) -> tuple[str, str]:
     """(candidate text, payload) for a peer; see the module docstring of
-    :mod:`rewards.bench.peers` for what each peer expects."""
+    :mod:`benchmarks.peers` for what each peer expects."""
     from .peers import payload
 
     if method == "trl_math_verify":

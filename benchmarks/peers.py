@@ -387,7 +387,7 @@ def _preimport(method: str) -> None:
 def bench_check(candidate: str, integrand: str, request: CheckRequest, *, method: str,
                 **_: Any) -> CheckResult:
     """Worker-side entry point with ``check_antiderivative``'s signature, for
-    :class:`rewards.pool.CheckPool` (``check_fn``, bound to a ``method`` with
+    :class:`rewards.reward.pool.CheckPool` (``check_fn``, bound to a ``method`` with
     :func:`functools.partial`). ``integrand`` is a :func:`payload`; ``method``
     one of :data:`PEER_METHODS`; the request gives the variable and deadline.
     """

@@ -50,7 +50,7 @@ named, so that routine runs do not spend it. ``--show-unseen-cases`` (old
 name ``--show-holdout-cases``) also lists the failing cases of holdout and
 fresh by id; nobody tuning the checker should read them.
 
-The reward runs exactly as in training: :meth:`AntiderivativeReward.score`
+The reward runs exactly as in training: :meth:`rewards.AntiderivativeReward.score`
 with its worker pool, the per-sample deadline ``--timeout`` (default: the
 reward's own), the integrand in SymPy syntax and the case's variable. The
 in-process calls of the heavy class run one after another in a child process
@@ -159,7 +159,7 @@ class Record:
 
 
 def run_reward(cases: list[Case], *, workers: int, timeout_s: float | None) -> dict[str, Record]:
-    """Every case through :meth:`AntiderivativeReward.score`, as in training."""
+    """Every case through :meth:`rewards.AntiderivativeReward.score`, as in training."""
     from rewards import AntiderivativeReward
 
     options: dict[str, Any] = {"workers": workers, "cache_size": 0}

@@ -146,7 +146,7 @@ def _merge(row: dict[str, Any], added: dict[str, Any]) -> dict[str, Any]:
 
 def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
                 with_traces: bool = False, batch_index: int = 0) -> ScoredBatch:
-    """Score rows (as :func:`pending_rows` yields them) with an AntiderivativeReward.
+    """Score rows (as :func:`rewards.offline.scoring.pending_rows` yields them) with an AntiderivativeReward.
 
     Never raises on row content: a missing integrand, an unreadable row or an
     unparseable integrand is a ``CHECKER_ERROR`` verdict with a reason, like

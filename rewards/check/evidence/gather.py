@@ -28,7 +28,7 @@ class Evidence:
     integrand) pair, the comparisons on them, and the domain rule.
 
     Randomness is seeded by the answer and the integrand as parsed (see
-    :mod:`.sampling`), one stream per use, so each is reproducible alone.
+    :mod:`.points`), one stream per use, so each is reproducible alone.
     """
 
     def __init__(self, written: sp.Expr, parsed_integrand: sp.Expr, symbol: str,

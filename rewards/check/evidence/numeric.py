@@ -1,7 +1,7 @@
 """Multi-precision numeric comparison of F' and f.
 
 The screen answers "is F' - f identically zero?" by evaluation at points
-drawn for this check (:mod:`.sampling`: seeded by the answer and integrand,
+drawn for this check (:mod:`.points`: seeded by the answer and integrand,
 complex for analytic expressions, real with the breakpoints for the rest).
 A fixed precision with a relative tolerance is exploitable: with
 rtol=1e-12, ``e^x + 10^{-13} x`` passes for ``e^x`` and

@@ -51,7 +51,7 @@ def _scan_boxes(text: str, pos: int = 0,
     Each box is (opener_start, content_start, content_end, end). Boxes closed
     while another box is still open are nested, never candidates: either the
     outer box closes later (and owns them) or it never closes, and then the
-    unclosed outer box decides the outcome (see :func:`_choose`).
+    unclosed outer box decides the outcome (see :func:`.choose._choose`).
     """
     complete: list[tuple[int, int, int, int]] = []
     # (opener_start, content_start, brace depth just outside the box)

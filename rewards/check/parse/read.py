@@ -4,8 +4,8 @@ The two parsers (:mod:`.latex`, :mod:`.sympy_text`) share one table of
 function names and limits (:mod:`.names`) and one equation rule
 (:mod:`.equation`); this module picks the parser, records what it did as a
 stage, and reads the LaTeX parts the grammar cannot (``cases`` environments
-lifted out by :mod:`.latex_cases`, special-function calls by
-:mod:`.latex_special`, the imaginary unit).
+lifted out by :mod:`.latex.cases`, special-function calls by
+:mod:`.latex.special`, the imaginary unit).
 
 Reading rules decided here (each pinned in ``tests/test_answer_forms.py``):
 
@@ -24,7 +24,7 @@ Reading rules decided here (each pinned in ``tests/test_answer_forms.py``):
   SymPy Piecewise whose conditions compare the variable only. The pieces
   must cover the integrand's real domain: an uncovered interval where the
   integrand is real makes the answer WRONG (``piecewise_gap``, decided in
-  :func:`rewards.check.normalize.piecewise_refusal`, which also checks every
+  :func:`rewards.check.prepare.piecewise.piecewise_refusal`, which also checks every
   piece on its own interval); finitely many uncovered points, or intervals
   where the integrand is not real, are fine. A condition that cannot be
   read is UNPARSEABLE (``cases_condition``), never dropped.

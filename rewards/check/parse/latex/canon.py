@@ -500,7 +500,7 @@ _FINAL: list[tuple[str, _Rule]] = [
 
 
 def canonicalize_latex(text: str, rules: list[str], symbol: str | None = None) -> str:
-    r"""Rewrite a LaTeX answer into the dialect :func:`parse_latex` reads.
+    r"""Rewrite a LaTeX answer into the dialect :func:`.grammar.parse_latex` reads.
 
     Appends the name of every rule that changed the text to ``rules``.
     ``symbol`` (the integration variable) lets the equation rule refuse

@@ -2,7 +2,7 @@ r"""``\begin{cases} F_1 & c_1 \\ F_2 & c_2 \end{cases}`` -> ``Piecewise((F_1, c_
 
 A piecewise answer (``cases``, ``dcases``, ``cases*``) is lifted out of the
 text before the rest is canonicalized, like the special-function calls of
-:mod:`.latex_special`: each piece and each side of each condition is parsed
+:mod:`.special`: each piece and each side of each condition is parsed
 on its own by the same LaTeX parser, and the environment is replaced by a
 placeholder symbol that the caller substitutes with the Piecewise.
 
@@ -27,7 +27,7 @@ condition holds can be computed exactly. Anything else is
 not silently dropped.
 
 Whether the pieces cover the integrand's domain is the checker's question,
-not the parser's: see :func:`rewards.check.normalize.piecewise_gaps`.
+not the parser's: see :func:`rewards.check.prepare.piecewise.piecewise_refusal`.
 """
 from __future__ import annotations
 

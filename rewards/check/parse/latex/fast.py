@@ -7,7 +7,7 @@ full-context prediction; no maintained LaTeX-to-SymPy library is faster
 (SymPy's own ``lark`` backend is slower still). Most answers, though, are
 plain expressions once canonicalized: numbers, letters, ``+ - \cdot /``,
 juxtaposition, ``\frac``, ``\sqrt``, powers, ``|.|`` and function
-applications that :func:`~.latex_functions.delimit_arguments` already wrote
+applications that :func:`~.functions.delimit_arguments` already wrote
 as ``\head{ARG}``. For those, :func:`to_python` writes the same expression
 in Python syntax, which the safe SymPy-syntax parser
 (:mod:`.sympy_text`: an AST allowlist, never ``eval``, with its own

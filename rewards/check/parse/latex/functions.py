@@ -1,6 +1,6 @@
 r"""Function applications in LaTeX: one spelling per function, delimited arguments.
 
-Two rewrites that run last in :func:`~rewards.check.parse.latex_canon.canonicalize_latex`:
+Two rewrites that run last in :func:`~rewards.check.parse.latex.canon.canonicalize_latex`:
 
 * :func:`rename_functions` maps every spelling (``\operatorname{atan}``,
   ``\text{erf}``, bare ``arcsinh``, ``\sech``) onto a command the grammar

@@ -2,14 +2,14 @@ r"""LaTeX answer -> SymPy expression, for untrusted model output.
 
 Two steps, kept apart so the checker's stage trace can show both:
 
-``canonicalize_latex(text, rules)`` (:mod:`.latex_canon`)
+``canonicalize_latex(text, rules)`` (:mod:`.canon`)
     Named string rewrites that turn the many ways a model writes an
     antiderivative into one dialect ``latex2sympy2_extended`` reads
     correctly.
 
 ``parse_latex(canonical, symbol="x")``
     Guards (length, term count, nesting depth, echoed integrals), then
-    either the plain-expression path (:mod:`.latex_fast`: the text written
+    either the plain-expression path (:mod:`.fast`: the text written
     as Python and built by the safe SymPy-syntax parser, for the large
     majority of answers) or the grammar, with symbol lowercasing off and no
     equation solving, on :func:`grammar_friendly` text, a long sum in
@@ -414,7 +414,7 @@ def _explicit_products(text: str) -> str:
 
 def _plain_expression(text: str, symbol: str, max_exponent: int, answer: bool,
                       rules: list[str] | None) -> sp.Expr | None:
-    """The cheaper path (:mod:`.latex_fast`): a plain expression, written in
+    """The cheaper path (:mod:`.fast`): a plain expression, written in
     Python syntax and built by the safe SymPy-syntax parser; None (the
     grammar decides) when the text is not one or that parser refuses it."""
     python = to_python(text, symbol)

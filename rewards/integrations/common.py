@@ -177,7 +177,8 @@ def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integ
     >>> list(iter_integrands(path))
     [('x**2', 'x'), ('cos(t)', 't')]
     """
-    from ..offline.io import is_missing, open_input
+    from ..offline.io import open_input
+    from ..reward.missing import is_blank
 
     request = (config or RewardConfig()).check_request()
     data = open_input(source, split=split)
@@ -186,10 +187,10 @@ def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integ
     for batch in data.iter_batches(1024):
         for row in batch:
             integrand = row.get(integrand_column)
-            if is_missing(integrand) or not str(integrand).strip():
+            if is_blank(integrand):
                 continue
             integrand = str(integrand).strip()
             variable = row.get(variable_column) if variable_column else None
-            if is_missing(variable) or not str(variable).strip():
+            if is_blank(variable):
                 variable = infer_variable(integrand, request)[0]
             yield integrand, str(variable).strip()

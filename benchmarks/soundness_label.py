@@ -57,12 +57,8 @@ from typing import Any
 
 DPS = 50
 HIGH_DPS = 110
-# |F' - f| / max(1, |F'|, |f|): below AGREE (at 50 or at 110 digits) is
-# agreement; above MISMATCH at both precisions, or the same (within STABLE)
-# at both, is a difference; anything else is unclear.
-MISMATCH = 1e-20
-AGREE = 1e-40
-STABLE = 0.01
+# The precisions F' and f are compared at after the first (see _compare).
+LADDER = (110, 330, 1000, 3000)
 # A jump: |F(c+h) - F(c-h)| above this (relative to max(1, |F|)), h = 1e-30.
 JUMP = 1e-12
 # Spread of the sample on each side of 0 (jittered per case).
@@ -240,8 +236,9 @@ def _is_real_answer(v, dps: int = DPS) -> bool:
 
 def _levels(expr, var) -> list[tuple[Any, str]]:
     """(u, kind) for every place a piece of ``expr`` may jump: u(x) crossing
-    0 (kind "zero"), an integer ("integer"), pi/2 + k pi ("tan") or k pi
-    ("cot")."""
+    0 (kind "zero"), an integer ("integer"), pi/2 + k pi ("tan"), k pi
+    ("cot"), or, u complex, the negative real axis (a logarithm's cut,
+    "cut")."""
     import sympy as sp
 
     out: list[tuple[Any, str]] = []
@@ -266,8 +263,11 @@ def _levels(expr, var) -> list[tuple[Any, str]]:
             out.append((e.args[0], "tan"))
         elif isinstance(e, (sp.cot, sp.csc)):
             out.append((e.args[0], "cot"))
-        elif isinstance(e, (sp.acot, sp.log)):
+        elif isinstance(e, sp.acot):
             out.append((e.args[0], "zero"))
+        elif isinstance(e, sp.log):
+            # Also complex arguments: (x - 2i)/(x + 2i) crosses the cut at 0.
+            out.append((e.args[0], "cut"))
     unique: dict[str, tuple[Any, str]] = {}
     for u, kind in out:
         if u.has(var):
@@ -276,11 +276,19 @@ def _levels(expr, var) -> list[tuple[Any, str]]:
 
 
 def _level_index(v, kind: str):
-    """Which level band u = v lies in (v real, an mpmath number); a crossing
-    is a change of band. Computed at the working precision, not in floats:
+    """Which level band u = v lies in (v real, an mpmath number; complex for
+    "cut"); a crossing is a change of band. Computed at the working precision, not in floats:
     a float cannot tell 5 - 1e-30 from 5."""
     import mpmath as mp
 
+    if kind == "cut":
+        # 0 right of the cut, +-1 above and below it, 2 on it (u real and
+        # negative all along is no crossing).
+        if mp.re(v) > 0:
+            return 0
+        if abs(mp.im(v)) <= mp.mpf(10) ** -(mp.mp.dps - 5) * abs(v):
+            return 2
+        return 1 if mp.im(v) > 0 else -1
     if kind == "zero":
         return 0 if v == 0 else (1 if v > 0 else -1)
     if kind == "integer":
@@ -298,9 +306,9 @@ def _crossings(u_fn, pvals, kind: str, grid: list[float]) -> list[Any]:
     for xv in grid:
         v = _value(u_fn, mp.mpf(xv), *pvals, dps=20)
         band = None
-        if v is not None and _is_real(v, 20):
+        if v is not None and (kind == "cut" or _is_real(v, 20)):
             with mp.workdps(20):
-                band = _level_index(mp.re(v), kind)
+                band = _level_index(v if kind == "cut" else mp.re(v), kind)
         if band is not None and prev is not None and band != prev[1]:
             found.append((prev[0], xv, prev[1]))
         prev = (xv, band) if band is not None else None
@@ -313,9 +321,9 @@ def _crossings(u_fn, pvals, kind: str, grid: list[float]) -> list[Any]:
             for _ in range(300):
                 mid = (a + b) / 2
                 v = _value(u_fn, mid, *pvals, dps=ROOT_DPS)
-                if v is None or not _is_real(v, ROOT_DPS):
+                if v is None or not (kind == "cut" or _is_real(v, ROOT_DPS)):
                     break
-                if _level_index(mp.re(v), kind) == band_lo:
+                if _level_index(v if kind == "cut" else mp.re(v), kind) == band_lo:
                     a = mid
                 else:
                     b = mid
@@ -329,33 +337,62 @@ def _crossings(u_fn, pvals, kind: str, grid: list[float]) -> list[Any]:
 # The comparison
 # ---------------------------------------------------------------------------
 
-def _rel_diff(d, v):
+def _settled(a, b) -> bool:
+    """Whether two evaluations of one value at two precisions agree (the
+    lower one was not rounding noise)."""
     import mpmath as mp
 
-    return abs(d - v) / max(mp.mpf(1), abs(d), abs(v))
+    scale = max(abs(a), abs(b))
+    return scale == 0 or abs(a - b) <= mp.mpf(10) ** -15 * scale
 
 
 def _compare(dv, fv, D_fn, f_fn, xv, pvals) -> str:
     """"agree", "differ" or "unclear" for F'(x) = dv against f(x) = fv.
 
-    A relative difference that survives going from 50 to 110 digits
-    unchanged is a difference, however small next to f (a unit step on top of
-    e^{60} is still a step); one that shrinks with the precision was rounding.
+    F' and f are evaluated up the precision ladder (50, 110, 330, 1000,
+    3000 digits). A difference is real when F' and f are settled (the same to
+    15 digits at two consecutive precisions) and their difference is the same
+    too: rounding noise falls by the precision gained, a real difference does
+    not, however small next to f (e^{-300} on a 45-term polynomial near its
+    44-fold zero, a unit step on top of e^{60}). Values that are not settled
+    (sin(e^{1500}) at 50 digits) are never a difference. Agreement is
+    |F' - f| <= 10^{-P/2} max(|F'|, |f|) at P >= 330 digits (not floored at 1,
+    so a difference next to a high-order zero of f still counts), or, at the
+    top of the ladder, 10^{-1500} max(1, |F'|, |f|): a difference above
+    10^{-165} of the values is seen wherever the values can be computed.
     """
+    import mpmath as mp
+
     if dv is None:
         return "unclear"          # not evaluated (too large, or a branch point)
-    rel = _rel_diff(dv, fv)
-    if rel < AGREE:
+    prev = (DPS, dv, fv)
+    for dps in LADDER:
+        fv2 = _value(f_fn, xv, *pvals, dps=dps)
+        dv2 = _value(D_fn, xv, *pvals, dps=dps)
+        if fv2 is None or dv2 is None:
+            # Too slow or too large at this precision: the 110-digit agreement
+            # is the last word (a difference below 10^{-55} is then not seen).
+            p_dps, p_d, p_f = prev
+            if p_dps >= 110 and abs(p_d - p_f) <= mp.mpf(10) ** -55 * max(abs(p_d), abs(p_f)):
+                return "agree"
+            return "unclear"
+        p_dps, p_d, p_f = prev
+        delta, p_delta = abs(dv2 - fv2), abs(p_d - p_f)
+        scale = max(abs(dv2), abs(fv2))
+        # Above what rounding can leave at the lower precision, next to terms
+        # of size max(1, |F'|, |f|): an exact 0 from a cancellation (t^3 as
+        # 2t - 2t + ... for t below the precision) is not a settled value.
+        resolvable = delta > mp.mpf(10) ** -(p_dps - 10) * max(1, scale)
+        if _settled(p_d, dv2) and _settled(p_f, fv2) and resolvable \
+                and abs(delta - p_delta) <= mp.mpf(10) ** -6 * delta:
+            return "differ"
+        if dps >= 330 and delta <= mp.mpf(10) ** -(dps // 2) * scale:
+            return "agree"
+        prev = (dps, dv2, fv2)
+    # At the top of the ladder: agreement next to terms of size max(1, ...).
+    p_dps, p_d, p_f = prev
+    if abs(p_d - p_f) <= mp.mpf(10) ** -(p_dps // 2) * max(1, abs(p_d), abs(p_f)):
         return "agree"
-    fv2 = _value(f_fn, xv, *pvals, dps=HIGH_DPS)
-    dv2 = _value(D_fn, xv, *pvals, dps=HIGH_DPS)
-    if fv2 is None or dv2 is None:
-        return "unclear"
-    rel2 = _rel_diff(dv2, fv2)
-    if rel2 < AGREE:
-        return "agree"
-    if (rel > MISMATCH and rel2 > MISMATCH) or abs(rel - rel2) <= STABLE * rel2:
-        return "differ"
     return "unclear"
 
 

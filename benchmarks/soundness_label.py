@@ -413,8 +413,10 @@ def _one_sided_limits_exist(f_fn, c, pvals) -> bool:
     return True
 
 
-def _jump_at(F_fn, c, pvals, need_real: bool = True) -> Any | None:
-    """|F(c+h) - F(c-h)| (h = 1e-30) when it is a jump, else None. With
+def _jump_at(F_fn, f_fn, c, pvals, need_real: bool = True) -> Any | None:
+    """|F(c+h) - F(c-h) - \int_{c-h}^{c+h} f| (h = 1e-30, the integral by the
+    midpoint rule on each side) when it is a jump, else None: a continuous F
+    of slope f(c) = 1e20 still moves by 2e-10 across the point. With
     ``need_real``, a candidate where F is not real on either side is not
     judged (F is not taken to be real there)."""
     import mpmath as mp
@@ -427,7 +429,11 @@ def _jump_at(F_fn, c, pvals, need_real: bool = True) -> Any | None:
             return mp.inf
         if need_real and not (_is_real_answer(left, 90) and _is_real_answer(right, 90)):
             return None
-        gap = abs(right - left)
+        area = 0
+        for mid in (c - h / 2, c + h / 2):
+            fv = _value(f_fn, mid, *pvals, dps=90)
+            area += h * mp.re(fv) if fv is not None else 0
+        gap = abs(right - left - area)
         if gap > JUMP * max(1, abs(left), abs(right)):
             return gap
     return None
@@ -612,7 +618,7 @@ def _label_case(case: dict[str, Any]) -> Label:
                 elif p.status == "unclear":
                     unclear += 1
         for c in inside:
-            gap = _jump_at(F_fn, c, pvals, need_real=real_somewhere)
+            gap = _jump_at(F_fn, f_fn, c, pvals, need_real=real_somewhere)
             if gap is not None:
                 jumps.append(f"x={mp.nstr(c, 12)}{_pset_text(pset)}: jump {_short(gap)}")
     sets_used = len(per_set)

@@ -112,6 +112,12 @@ INPROCESS_TIMEOUT_S = 3.0
 INPROCESS_SLACK_S = 1.0
 
 
+def _names(names) -> str:
+    """"a, b and c"."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -427,7 +433,7 @@ def run_soundness(args) -> str:
               f"{len(cases)} cases, reward wall time {wall:.1f} s. Labels confirmed by the "
               "independent labeller (`--verify-labels`). "
               + ("Failing cases are listed for every set." if args.show_unseen_cases else
-                 "The " + " and ".join(UNSEEN_SETS) + " sets are reported as aggregate "
+                 "The " + _names(UNSEEN_SETS) + " sets are reported as aggregate "
                  "counts only."))
     if args.json:
         path = Path(args.json)
@@ -437,7 +443,7 @@ def run_soundness(args) -> str:
             "reward": {c.id: records[c.id].__dict__ for c in shown},
             "inprocess": {c.id: inproc[c.id].__dict__ for c in shown if c.id in inproc},
         }, indent=1))
-    return "## Soundness (issue 17 case tables)\n\n" + header + "\n\n" + "\n\n".join(sections) + "\n"
+    return "## Soundness (issue 17 and 25 case tables)\n\n" + header + "\n\n" + "\n\n".join(sections) + "\n"
 
 
 def add_arguments(parser) -> None:
@@ -454,7 +460,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--classes", nargs="+", choices=list(ALL_CLASSES), default=None)
     parser.add_argument("--show-unseen-cases", "--show-holdout-cases",
                         dest="show_unseen_cases", action="store_true",
-                        help="also list failing " + " and ".join(UNSEEN_SETS)
+                        help="also list failing " + _names(UNSEEN_SETS)
                         + " cases by id (do not tune on them)")
     parser.add_argument("--verify-labels", action="store_true",
                         help="re-run the independent labeller on every case instead")

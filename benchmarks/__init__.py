@@ -13,8 +13,9 @@ Modules:
     peers       TRL accuracy_reward, reasoning-gym, RLVE numeric, LADDER-style,
                 seed design: one worker-side entry point for all of them
     accuracy    ``bench accuracy``: verdicts per data set and method
-    soundness   ``bench soundness``: the issue-17 case tables (tune, holdout, fresh),
-                per class; ``soundness_label`` is their independent labeller
+    soundness   ``bench soundness``: the issue-17 case tables (tune, holdout, fresh)
+                and issue 25's held-out set (fresh25), per class;
+                ``soundness_label`` is their independent labeller
     throughput  ``bench throughput``: a GRPO-shaped batch, every method
     serve_faults  ``bench serve-faults``: the server under SIGTERM, dropped, slow and
                 idle clients

@@ -1,8 +1,9 @@
 r"""``python -m benchmarks soundness``: false accepts and false rejects on the
-soundness case tables (issue 17).
+soundness case tables (issues 17 and 25).
 
-Each case is a whole completion a policy under RL pressure would write, in
-one of six classes:
+Each case is a whole completion a policy under RL pressure would write. The
+sets of issue 17 have six classes (issue 25's set, ``fresh25``, its own; see
+below):
 
 ``localized``
     a correct answer plus a steep smooth step or bump anywhere
@@ -34,7 +35,7 @@ Every case's label was confirmed by an independent labeller that shares no
 code with the checker (:mod:`benchmarks.soundness_label`; ``--verify-labels``
 runs it again).
 
-The cases live in three files, one per set (``--set``):
+The cases live in four files, one per set (``--set``):
 
 ``tune`` (``data/soundness_tune.jsonl``)
     the checker may be tuned on these; failing cases are listed by id;
@@ -45,10 +46,30 @@ The cases live in three files, one per set (``--set``):
     checker on them, to measure the landed code once: aggregate counts only,
     and never tuned on.
 
-``--set all`` (the default) is tune and holdout; the fresh set runs only when
-named, so that routine runs do not spend it. ``--show-unseen-cases`` (old
+``fresh25`` (``data/soundness_fresh25.jsonl``)
+    issue 25's held-out set, written before the issue-25 tuning by a session
+    that did not see the tuning branches, in its own classes: ``bumps``
+    (smooth bumps whose centre is the minimum of an exponent written as a sum
+    of exponentials, at irrational points, inside exponents and squares, of
+    tiny width), ``far_field`` (switches like ``e^{-K}e^{x}``, K from 300 to
+    3000, mirrored, inside a log's or a sine's argument), ``precision``
+    (40-60-term sums plus a tiny difference, expanded antiderivatives of
+    ``(x-c)^n`` plus ``e^{-K}x``), ``complex_log`` (logarithms of complex
+    arguments that cross their cut on the real line, with and without a
+    parameter, and forms that do not), ``arctan_scale`` (``\arctan(c/(x-x_0))``
+    at extreme scales next to huge peaks of f, and the continuous forms),
+    ``branches`` (real forms right on a proper subdomain of the line, and
+    look-alikes right on part of it only), ``scales`` (``e^{kx}``, k in the
+    hundreds to thousands, nested) and ``notation`` (``\log x(\ldots)``,
+    ``\sin x\sqrt 2``, ``\cos^4 x(\ldots)``, ``\sin 2x``, a parameter named
+    ``d``); each class about half wrong, the correct ones the matching right
+    answers or controls whose integrand has the feature itself. Aggregate
+    counts only; to be measured once, on the landed code.
+
+``--set all`` (the default) is tune and holdout; the fresh sets run only when
+named, so that routine runs do not spend them. ``--show-unseen-cases`` (old
 name ``--show-holdout-cases``) also lists the failing cases of holdout and
-fresh by id; nobody tuning the checker should read them.
+fresh and fresh25 by id; nobody tuning the checker should read them.
 
 The reward runs exactly as in training: :meth:`rewards.AntiderivativeReward.score`
 with its worker pool, the per-sample deadline ``--timeout`` (default: the
@@ -74,16 +95,27 @@ from .table import fmt, markdown_table, write_section
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SET_FILES = {"tune": DATA_DIR / "soundness_tune.jsonl",
              "holdout": DATA_DIR / "soundness_holdout.jsonl",
-             "fresh": DATA_DIR / "soundness_fresh.jsonl"}
-# What ``--set all`` runs: the fresh set only when named (it is to be run once).
+             "fresh": DATA_DIR / "soundness_fresh.jsonl",
+             "fresh25": DATA_DIR / "soundness_fresh25.jsonl"}
+# What ``--set all`` runs: the fresh sets only when named (each is to be run once).
 ALL_SETS = ("tune", "holdout")
 # Sets reported as aggregate counts only, unless --show-unseen-cases.
-UNSEEN_SETS = ("holdout", "fresh")
+UNSEEN_SETS = ("holdout", "fresh", "fresh25")
+# The classes of issue 17's sets (tune, holdout, fresh) and of issue 25's (fresh25).
 CLASSES = ("localized", "parameters", "jumps", "continuous_steps", "notation", "heavy")
+CLASSES_25 = ("bumps", "far_field", "precision", "complex_log", "arctan_scale", "branches",
+              "scales", "notation")
+ALL_CLASSES = (*CLASSES, *(c for c in CLASSES_25 if c not in CLASSES))
 HEAVY = "heavy"
 INPROCESS_TIMEOUT_S = 3.0
 # The in-process contract: a call returns within its timeout_s plus this.
 INPROCESS_SLACK_S = 1.0
+
+
+def _names(names) -> str:
+    """"a, b and c"."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _log(message: str) -> None:
@@ -120,8 +152,8 @@ class Case:
 
 
 def load_cases(which: str = "all", path: Path | None = None) -> list[Case]:
-    """The cases of ``which`` (tune, holdout, fresh, or all: tune and
-    holdout), or of one file."""
+    """The cases of ``which`` (tune, holdout, fresh, fresh25, or all: tune
+    and holdout), or of one file."""
     names = ALL_SETS if which == "all" else (which,)
     files = {"file": path} if path is not None else {n: SET_FILES[n] for n in names}
     cases: list[Case] = []
@@ -259,7 +291,7 @@ def class_rows(cases: list[Case], records: dict[str, Record]) -> list[list[Any]]
     """Per class: wrong answers, false accepts, correct answers, false
     rejects, and the verdicts of the false rejects."""
     rows = []
-    for cls in [*CLASSES, "all"]:
+    for cls in [*ALL_CLASSES, "all"]:
         subset = [c for c in cases if cls in ("all", c.cls)]
         if not subset:
             continue
@@ -401,7 +433,7 @@ def run_soundness(args) -> str:
               f"{len(cases)} cases, reward wall time {wall:.1f} s. Labels confirmed by the "
               "independent labeller (`--verify-labels`). "
               + ("Failing cases are listed for every set." if args.show_unseen_cases else
-                 "The " + " and ".join(UNSEEN_SETS) + " sets are reported as aggregate "
+                 "The " + _names(UNSEEN_SETS) + " sets are reported as aggregate "
                  "counts only."))
     if args.json:
         path = Path(args.json)
@@ -411,12 +443,13 @@ def run_soundness(args) -> str:
             "reward": {c.id: records[c.id].__dict__ for c in shown},
             "inprocess": {c.id: inproc[c.id].__dict__ for c in shown if c.id in inproc},
         }, indent=1))
-    return "## Soundness (issue 17 case tables)\n\n" + header + "\n\n" + "\n\n".join(sections) + "\n"
+    return "## Soundness (issue 17 and 25 case tables)\n\n" + header + "\n\n" + "\n\n".join(sections) + "\n"
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--set", choices=[*SET_FILES, "all"], default="all",
-                        help="all: " + " and ".join(ALL_SETS) + " (fresh runs only when named)")
+                        help="all: " + " and ".join(ALL_SETS)
+                        + " (fresh and fresh25 run only when named)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="the reward's per-sample deadline (default: RewardConfig's)")
     parser.add_argument("--inprocess-timeout", type=float, default=INPROCESS_TIMEOUT_S,
@@ -424,10 +457,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--skip-inprocess", action="store_true",
                         help="do not run the heavy class in-process")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--classes", nargs="+", choices=list(CLASSES), default=None)
+    parser.add_argument("--classes", nargs="+", choices=list(ALL_CLASSES), default=None)
     parser.add_argument("--show-unseen-cases", "--show-holdout-cases",
                         dest="show_unseen_cases", action="store_true",
-                        help="also list failing " + " and ".join(UNSEEN_SETS)
+                        help="also list failing " + _names(UNSEEN_SETS)
                         + " cases by id (do not tune on them)")
     parser.add_argument("--verify-labels", action="store_true",
                         help="re-run the independent labeller on every case instead")
@@ -445,5 +478,5 @@ def main(args) -> int:
     return 0
 
 
-__all__ = ["CLASSES", "Case", "Record", "class_rows", "load_cases", "main", "run_inprocess",
+__all__ = ["ALL_CLASSES", "CLASSES", "CLASSES_25", "Case", "Record", "class_rows", "load_cases", "main", "run_inprocess",
            "run_reward", "run_soundness", "verify_labels"]

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import soundness
-from benchmarks.soundness import CLASSES, Case, load_cases
+from benchmarks.soundness import CLASSES, CLASSES_25, Case, load_cases
 from benchmarks.soundness_label import label_case
 
 ANSWER_MARKER = re.compile(r"\\boxed\{|<answer>")
@@ -51,11 +51,34 @@ def test_case_files_are_well_formed():
         assert c.answer_sympy and c.integrand and c.why, c.id
 
 
+ROW_KEYS = {"id", "cls", "completion", "integrand", "variable", "params", "answer_sympy",
+            "label", "why", "features"}
+
+
+def test_issue25_fresh_set_is_well_formed():
+    """The held-out set of issue 25: every row has the schema's keys, a label,
+    a unique id (across every set), one of issue 25's classes with both
+    labels, about half wrong."""
+    rows = [json.loads(line) for line in
+            soundness.SET_FILES["fresh25"].read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert all(set(r) == ROW_KEYS for r in rows)
+    cases = load_cases("fresh25")
+    assert 160 <= len(cases) <= 200 and {c.set for c in cases} == {"fresh25"}
+    every = load_cases("all") + load_cases("fresh") + cases
+    assert len({c.id for c in every}) == len(every)
+    counts = Counter((c.cls, c.label) for c in cases)
+    assert set(counts) == {(cls, label) for cls in CLASSES_25 for label in ("correct", "wrong")}
+    assert 0.4 <= sum(not c.correct for c in cases) / len(cases) <= 0.6
+    for c in cases:
+        assert ANSWER_MARKER.search(c.completion), c.id
+        assert c.answer_sympy and c.integrand and c.why and c.variable == "x", c.id
+
+
 def test_answer_and_integrand_texts_parse():
     import sympy as sp
     from sympy.parsing.sympy_parser import parse_expr
 
-    for c in load_cases("all") + load_cases("fresh"):
+    for c in load_cases("all") + load_cases("fresh") + load_cases("fresh25"):
         names = {c.variable: sp.Symbol(c.variable), **{p: sp.Symbol(p) for p in c.params},
                  "E1": lambda z: sp.expint(1, z)}
         for text in (c.answer_sympy, c.integrand, *c.features):
@@ -98,6 +121,28 @@ def test_labeller_reads_the_domain_rule(answer, integrand, expected):
     assert _label(answer, integrand) == expected
 
 
+@pytest.mark.parametrize("answer,integrand,features,expected", [
+    # A difference far below 50 digits, seen up the precision ladder next to
+    # the 44-fold zero; the same polynomial without it agrees there.
+    ("expand((x - 1)**45/45) + exp(-300)*x", "(x - 1)**44", ["1"], "wrong"),
+    ("expand((x - 1)**45/45)", "(x - 1)**44", ["1"], "correct"),
+    # A switch far out: the integrand with the same switch, its huge sine
+    # arguments settled at high precision, is no difference.
+    ("sin(x + exp(-650)*exp(x)) + x", "cos(x + exp(x - 650))*(1 + exp(x - 650)) + 1", ["650"],
+     "correct"),
+    ("sin(x + exp(-650)*exp(x)) + x", "cos(x) + 1", ["650"], "wrong"),
+    # A logarithm whose complex argument crosses its cut at 0, and one that
+    # does not cross.
+    ("log((x - 2*I)/(x + 2*I))/(4*I)", "1/(x**2 + 4)", [], "wrong"),
+    ("(log(x - 2*I) - log(x + 2*I))/(4*I)", "1/(x**2 + 4)", [], "correct"),
+    # Slope 1e20 at 0 is no jump; arctan(c/x) at the same scale is.
+    ("10**10*atan(10**10*x)", "1/(x**2 + 10**(-20))", ["0"], "correct"),
+    ("-10**10*atan(10**(-10)/x)", "1/(x**2 + 10**(-20))", ["0"], "wrong"),
+])
+def test_labeller_at_issue25_scales(answer, integrand, features, expected):
+    assert _label(answer, integrand, features=features) == expected
+
+
 def test_labeller_finds_a_localized_term_next_to_its_feature():
     steep = "exp(x) + 1/(1 + exp(-2000*(x - 60)))"
     assert _label(steep, "exp(x)", features=["60"]) == "wrong"
@@ -132,11 +177,20 @@ def test_labeller_confirms_a_sample_of_the_stored_labels():
 
 
 @pytest.mark.slow
+def test_labeller_confirms_a_sample_of_the_issue25_labels():
+    sample = _sample(load_cases("fresh25"))
+    assert len(sample) == 2 * len(CLASSES_25)
+    wrong = [(c.id, c.label, got.label, got.why) for c in sample
+             for got in [label_case(c.as_dict())] if got.label != c.label]
+    assert wrong == []
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("RUN_SOUNDNESS_LABELS") != "1",
                     reason="minutes: set RUN_SOUNDNESS_LABELS=1 (or run "
                            "python -m benchmarks soundness --verify-labels)")
 def test_labeller_confirms_every_stored_label():
-    every = load_cases("all") + load_cases("fresh")
+    every = load_cases("all") + load_cases("fresh") + load_cases("fresh25")
     assert [(c.id, got.label) for c, got in soundness.verify_labels(every)] == []
 
 
@@ -145,6 +199,8 @@ def test_labeller_confirms_every_stored_label():
 def test_fresh_set_runs_only_when_named():
     assert {c.set for c in load_cases("all")} == {"tune", "holdout"}
     assert {c.set for c in load_cases("fresh")} == {"fresh"}
+    assert {c.set for c in load_cases("fresh25")} == {"fresh25"}
+    assert {"fresh", "fresh25"} <= set(soundness.UNSEEN_SETS)
 
 
 def test_unseen_cases_flag_keeps_its_old_name():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -60,8 +61,30 @@ def test_process_results_gives_the_checkers_verdicts(task_utils):
                                   input_kind="response")
     assert direct.correct
     # Empty generations and rows without an integrand are scores, not crashes.
+    assert task_utils.process_results({"integrand": "x"}, [])["answered"] == 0.0
     assert task_utils.process_results({"integrand": "x"}, [])["acc"] == 0.0
     assert task_utils.process_results({}, [r"\boxed{x}"])["acc"] == 0.0
+
+
+# A complete final answer, right or wrong, is answered; a generation cut off
+# at the length limit (a box or tag left open) is not, nor is one with none.
+ANSWERED = [
+    (r"so \boxed{x^3/3}", 1.0),
+    (r"so \boxed{x^3}", 1.0),
+    (r"either \boxed{x^3/3} or \boxed{-x^3/3}", 1.0),   # hedged: an answer, WRONG
+    (r"\boxed{\text{cannot be done}}", 1.0),           # unparseable, but complete
+    (r"so \boxed{\frac{x^{3}}{3", 0.0),                 # truncated mid-box
+    (r"\boxed{x^3/3} hence \boxed{x^3/3 + \frac{", 0.0),
+    ("<answer>x^3/3", 0.0),
+    (r"<think>so \boxed{x^3/3}", 0.0),                  # reasoning never closed
+    (r"\boxed{}", 0.0),
+    ("It is x^3/3.", 0.0),
+]
+
+
+@pytest.mark.parametrize(("response", "answered"), ANSWERED)
+def test_answered_means_a_complete_final_answer(task_utils, response, answered):
+    assert task_utils.process_results({"integrand": "x**2"}, [response])["answered"] == answered
 
 
 def _write_task(tmp_path: Path) -> str:
@@ -142,8 +165,9 @@ def test_task_scores_a_scripted_model(lm_eval, eval_task):
     model = scripted_model()
     results = lm_eval.simple_evaluate(model=model, tasks=[task], task_manager=manager,
                                       log_samples=True)
-    # Without a chat template the system prompt is plain text before the question.
-    assert all(c.startswith(prompts.SYSTEM_PROMPT) for c in model.contexts)
+    # Without a chat template the system prompt is a paragraph before the question.
+    assert all(c.startswith(prompts.SYSTEM_PROMPT + "\n\nFind the indefinite integral")
+               for c in model.contexts)
     metrics = results["results"][task]
     assert metrics["acc,none"] == pytest.approx(0.5)
     assert metrics["acc_symbolic,none"] == pytest.approx(0.5)
@@ -177,18 +201,26 @@ def test_shipped_task_runs_from_another_working_directory(lm_eval, tmp_path, mon
     assert 0.0 <= results["results"]["integrals_antiderivative"]["acc,none"] <= 1.0
 
 
-@pytest.mark.slow
-def test_task_runs_a_tiny_local_hf_model(lm_eval, eval_task, tmp_path):
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory):
+    """The 2-layer Qwen2 of examples/tiny_model.py (1024 positions), unfitted:
+    random weights write gibberish, which is all a plumbing test needs (its
+    generation config stops it after 32 new tokens)."""
     pytest.importorskip("transformers")
     from examples.tiny_model import build_tiny_model
 
-    model_dir = build_tiny_model(tmp_path / "tiny", seed=0)
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", seed=0,
+                            answer_format_steps=0)
+
+
+@pytest.mark.slow
+def test_task_runs_a_tiny_local_hf_model(lm_eval, eval_task, tiny_model_dir):
+    """A base-model run (no chat template) with the task's own generation length."""
     task, manager = eval_task
     results = lm_eval.simple_evaluate(
-        model="hf", model_args={"pretrained": str(model_dir), "device": "cpu",
+        model="hf", model_args={"pretrained": str(tiny_model_dir), "device": "cpu",
                                 "dtype": "float32"},
-        tasks=[task], task_manager=manager, limit=2,
-        batch_size=1, gen_kwargs="max_gen_toks=8", log_samples=True)
+        tasks=[task], task_manager=manager, limit=2, batch_size=1, log_samples=True)
     metrics = results["results"][task]
     for name in ("acc", "acc_symbolic", "answered"):
         assert 0.0 <= metrics[f"{name},none"] <= 1.0
@@ -198,6 +230,51 @@ def test_task_runs_a_tiny_local_hf_model(lm_eval, eval_task, tmp_path):
         # Random weights write gibberish: whatever it wrote was checked.
         assert isinstance(sample["resps"][0][0], str)
         assert sample["acc"] in (0.0, 1.0)
+        prompt = sample["arguments"][0][0]
+        assert prompt.startswith(prompts.SYSTEM_PROMPT + "\n\nFind the indefinite integral")
+
+
+@pytest.mark.slow
+def test_lm_eval_cli_runs_the_shipped_task_on_a_tiny_model(lm_eval, tiny_model_dir, tmp_path):
+    """``lm_eval`` as the docs run it (its own CLI, ``--model hf``, a chat
+    template), with the task's own generation length, on a model with a
+    1024-token context (lm-eval's hf model refuses a length that leaves no
+    room for the prompt: 2048 did)."""
+    import subprocess
+    import sys
+
+    from transformers import AutoConfig
+
+    positions = AutoConfig.from_pretrained(tiny_model_dir).max_position_embeddings
+    assert positions == 1024
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "-m", "lm_eval", "--model", "hf",
+         "--model_args", f"pretrained={tiny_model_dir},dtype=float32", "--device", "cpu",
+         "--batch_size", "2", "--include_path", str(TASK_DIR),
+         "--tasks", "integrals_antiderivative", "--apply_chat_template",
+         "--limit", "2", "--log_samples", "--output_path", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+             "TOKENIZERS_PARALLELISM": "false"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    [results_file] = out.rglob("results_*.json")
+    report = json.loads(results_file.read_text())
+    metrics = report["results"]["integrals_antiderivative"]
+    assert {"acc,none", "acc_symbolic,none", "answered,none"} <= set(metrics)
+    max_gen_toks = report["configs"]["integrals_antiderivative"]["generation_kwargs"][
+        "max_gen_toks"]
+    [samples_file] = out.rglob("samples_integrals_antiderivative_*.jsonl")
+    samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
+    assert len(samples) == 2
+    tokenizer = __import__("transformers").AutoTokenizer.from_pretrained(tiny_model_dir)
+    for sample in samples:
+        prompt = sample["arguments"]["gen_args_0"]["arg_0"]
+        assert prompt.startswith("<|im_start|>system\n" + prompts.SYSTEM_PROMPT
+                                 + "<|im_end|>\n<|im_start|>user\nFind the")
+        # The whole prompt fitted beside the generation budget (not left-truncated).
+        assert len(tokenizer(prompt)["input_ids"]) + max_gen_toks <= positions
+        assert sample["answered"] in (0.0, 1.0)
 
 
 def test_shipped_task_yaml_is_well_formed():

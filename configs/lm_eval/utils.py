@@ -27,6 +27,12 @@ from typing import Any
 
 from rewards import Confidence, RewardConfig, Verdict, check_antiderivative, prompts
 from rewards.check import infer_variable, is_no_answer
+from rewards.check.extract import ExtractionStatus
+
+try:  # only lm-eval loads the task class; the scoring hooks work without it
+    from lm_eval.api.task import ConfigurableTask
+except ImportError:  # pragma: no cover - exercised where lm-eval is absent
+    ConfigurableTask = object
 
 INTEGRAND_KEYS = ("integrand", "integrand_sympy")
 SYMBOL_KEYS = ("variable", "symbol")
@@ -36,6 +42,9 @@ SYMBOL_KEYS = ("variable", "symbol")
 USER_TEMPLATE = prompts.USER_TEMPLATE
 # The document field holding the system prompt (the YAML's `description`).
 SYSTEM_PROMPT_FIELD = "system_prompt"
+# What separates the system prompt from the question in a plain-text prompt
+# (a base model, no --apply_chat_template): lm-eval joins them with nothing.
+PARAGRAPH = "\n\n"
 TASK_DIR = Path(__file__).resolve().parent
 _BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
 
@@ -107,13 +116,44 @@ def check(doc: dict[str, Any], response: str) -> Any:
         math_fallback=os.environ.get("REWARDS_EVAL_ANSWER_FALLBACK", "") == "1")
 
 
+def is_complete_answer(result: Any) -> bool:
+    """Whether the response holds a complete final answer, right or wrong: not
+    "no answer" and not a box or tag cut open (a generation truncated at the
+    length limit ends in ``\\boxed{x^3/`` and is no answer either)."""
+    if result.verdict is not Verdict.UNPARSEABLE:
+        return True
+    return not (is_no_answer(result.reason)
+                or (result.reason or "").partition(":")[0] == ExtractionStatus.UNBALANCED.value)
+
+
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     """lm-eval's hook: one generation in, the task's metrics out."""
     result = check(doc, results[0] if results else "")
-    no_answer = result.verdict is Verdict.UNPARSEABLE and is_no_answer(result.reason)
     return {
         "acc": float(result.verdict is Verdict.CORRECT),
         "acc_symbolic": float(result.verdict is Verdict.CORRECT
                               and result.confidence is Confidence.SYMBOLIC),
-        "answered": float(not no_answer),
+        "answered": float(is_complete_answer(result)),
     }
+
+
+class IntegralsTask(ConfigurableTask):
+    """The YAML's ``class``: lm-eval's configurable task, with the system
+    prompt a paragraph of its own in a plain-text prompt. lm-eval renders the
+    ``description`` (our system prompt) and the question back to back
+    ("...the final answer.Find the..."); a chat template keeps them in their
+    own turns, and there the system turn stays exactly the training one."""
+
+    def __init__(self, config: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        # lm-eval hands the whole YAML over, its own routing key included.
+        config = {k: v for k, v in (config or {}).items() if k != "class"}
+        super().__init__(config=config, **kwargs)
+
+    def fewshot_context(self, doc: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        context = super().fewshot_context(doc, *args, **kwargs)
+        system = doc.get(SYSTEM_PROMPT_FIELD) or ""
+        if (kwargs.get("apply_chat_template") or not system or not isinstance(context, str)
+                or not context.startswith(system)):
+            return context
+        question = context[len(system):]
+        return system + ("" if question[:1].isspace() else PARAGRAPH) + question

@@ -217,8 +217,11 @@ class _Refiner:
     (an even zero, which cannot be refined, keeps its interval)."""
 
     def __init__(self, cand: _Candidate, x: sp.Symbol) -> None:
-        self.lo, self.hi = mp.mpf(cand.lo.numerator) / cand.lo.denominator, \
-            mp.mpf(cand.hi.numerator) / cand.hi.denominator
+        # An exact point (a rational root) is read at each call's precision.
+        self.exact = cand.lo if cand.lo == cand.hi else None
+        self.cand = cand
+        self.lo: Any = None
+        self.hi: Any = None
         self.g, self.x = cand.g, x
         self._fn: Any = None
         self._sign_lo: int | None = None
@@ -236,6 +239,11 @@ class _Refiner:
 
     def point(self, width: Any, deadline: Deadline) -> Any | None:
         """The midpoint of an interval no wider than ``width``, or ``None``."""
+        if self.exact is not None:
+            return mp.mpf(self.exact.numerator) / self.exact.denominator
+        if self.lo is None:
+            self.lo = mp.mpf(self.cand.lo.numerator) / self.cand.lo.denominator
+            self.hi = mp.mpf(self.cand.hi.numerator) / self.cand.hi.denominator
         if self.hi - self.lo <= width:
             return (self.lo + self.hi) / 2
         if self._sign_lo is None:

@@ -39,11 +39,13 @@ once this check passed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import mpmath as mp
+import numpy as np
 import sympy as sp
 
 from ..functions import BOUNDED, KINK, POLE, breakpoint_arguments, cut_arguments
@@ -60,6 +62,12 @@ DPS = 40
 # numeric). The deepest is 10^-DEEPEST_ORDER: f larger than ~1e50 next to c is
 # taken for a pole of f.
 FIRST_ORDER, DEEPEST_ORDER = 9, 60
+# The scan for branch-cut crossings: dense near the origin, logarithmic out
+# to 1000 (the span of the breakpoint search).
+_SCAN = np.unique(np.concatenate([np.linspace(-20, 20, 801),
+                                  np.geomspace(1e-3, 1000, 97), -np.geomspace(1e-3, 1000, 97)]))
+# A part of the argument this small next to its size is rounding, no sign.
+_SCAN_NOISE = 1e-9
 # Orders of magnitude between the distance and its confirmation.
 CONFIRM_ORDERS = 3
 # A difference below this (relative to F's size) is no jump.
@@ -108,36 +116,102 @@ def can_jump(answer: sp.Expr) -> bool:
 @dataclass(frozen=True)
 class _Candidate:
     """An isolating interval of a point where F may jump, and the real
-    function ``g`` of x whose sign change it is (to refine it)."""
+    function of x whose sign changes there (to refine it): a breakpoint
+    argument, or a part of a cut function's argument."""
 
     lo: Fraction
     hi: Fraction
-    g: sp.Expr
+    value: Callable[[Any], Any]
 
 
-def _cut_parts(answer: sp.Expr, x: sp.Symbol, fixed: dict[sp.Symbol, sp.Expr]
-               ) -> list[tuple[sp.Expr, sp.Expr, Any]]:
-    """``(part of u, u, on_cut)`` for the cut functions of an answer written
-    with ``i``: real expressions in x whose real zeros are where u may cross
-    the cut (the parameters at their sampled values)."""
+def _expr_value(x: sp.Symbol, g: sp.Expr) -> Callable[[Any], Any]:
+    fn: list[Any] = []
+
+    def value(t: Any) -> Any:
+        if not fn:
+            fn.append(compile_expr([x], g))
+        return fn[0](t)
+    return value
+
+
+def _part_value(u_fn: Callable[[Any], Any], part: str) -> Callable[[Any], Any]:
+    def value(t: Any) -> Any:
+        w = mp.mpc(u_fn(t))
+        return w.imag if part == "im" else w.real
+    return value
+
+
+def _cut_crossings(answer: sp.Expr, x: sp.Symbol, fixed: dict[sp.Symbol, sp.Expr],
+                   deadline: Deadline) -> list[_Candidate]:
+    """The real points where the argument u of a cut function in an answer
+    written with ``i`` crosses the cut: sign changes of Im u (or Re u) on a
+    scan of the line, at a value of u on the cut. Vectorized in machine
+    complex numbers (Rubi's and SymPy's complex forms have arguments
+    hundreds of nodes long), each sign change then bisected."""
     if not answer.has(sp.I):
         return []
-    t = sp.Dummy("t", real=True)
-    out, seen = [], set()
+    found: list[_Candidate] = []
+    seen: set[tuple[sp.Expr, str]] = set()
     for u, part, on_cut in cut_arguments(answer):
         u = u.xreplace(fixed) if fixed else u
-        if not u.has(x) or (u, part) in seen:
+        if not u.has(x) or (u, part) in seen or u.free_symbols - {x}:
             continue
         seen.add((u, part))
-        on_line = u.xreplace({x: t})
-        try:
-            value = sp.im(on_line) if part == "im" else sp.re(on_line)
-        except Exception:  # noqa: BLE001 - SymPy cannot split it: no candidates from it
+        deadline.check()
+        values = _scan(x, u)
+        if values is None:
             continue
-        value = value.xreplace({t: x})
-        if value.has(x):
-            out.append((value, u, on_cut))
-    return out
+        parts = values.imag if part == "im" else values.real
+        size = np.abs(values)
+        clear = np.isfinite(parts) & (np.abs(parts) > _SCAN_NOISE * size)
+        # Consecutive clear signs (a zero on the scan itself, x = 0, is skipped over).
+        where = np.nonzero(clear)[0]
+        signs = np.sign(parts[where])
+        changes = np.nonzero(signs[:-1] * signs[1:] < 0)[0]
+        if len(changes) > MAX_BREAKPOINTS:
+            changes = changes[np.argsort(np.abs(_SCAN[where[changes]]))[:MAX_BREAKPOINTS]]
+        u_fn = compile_expr([x], u)
+        value = _part_value(u_fn, part)
+        for k in changes:
+            lo, hi = _bisect(value, float(_SCAN[where[k]]), float(_SCAN[where[k + 1]]), deadline)
+            with mp.workdps(30):
+                w = within(POINT_BUDGET_S, deadline, _complex_at, u_fn, mp.mpf((lo + hi) / 2))
+            if w is not None and on_cut(w):
+                found.append(_Candidate(Fraction(lo), Fraction(hi), value))
+    return found
+
+
+def _scan(x: sp.Symbol, u: sp.Expr) -> Any:
+    try:
+        fn = compile_expr([x], u, "numpy")
+        with np.errstate(all="ignore"):
+            values = np.asarray(fn(_SCAN.astype(complex)), dtype=complex)
+    except Exception:  # noqa: BLE001 - numpy cannot evaluate it: no candidates from it
+        return None
+    return values if values.shape == _SCAN.shape else None
+
+
+def _bisect(value: Callable[[Any], Any], lo: float, hi: float,
+            deadline: Deadline) -> tuple[float, float]:
+    """Shrink a sign change of ``value`` to machine precision."""
+    with mp.workdps(20):
+        try:
+            s_lo = mp.sign(value(mp.mpf(lo)))
+        except Exception:  # noqa: BLE001 - no value at the end: keep the scan's interval
+            return lo, hi
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if mid in (lo, hi):
+                break
+            try:
+                s = mp.sign(value(mp.mpf(mid)))
+            except Exception:  # noqa: BLE001 - no value: stop here
+                break
+            if s == 0:
+                return mid, mid
+            lo, hi = (mid, hi) if s == s_lo else (lo, mid)
+    deadline.check()
+    return lo, hi
 
 
 def _candidates(answer: sp.Expr, integrand: sp.Expr, x: sp.Symbol,
@@ -147,17 +221,8 @@ def _candidates(answer: sp.Expr, integrand: sp.Expr, x: sp.Symbol,
     for g, kind in jump_arguments(answer):
         g = g.xreplace(fixed) if fixed else g
         for lo, hi in breakpoints([], x, deadline, arguments=[(g, kind)], cache=cache):
-            found.append(_Candidate(lo, hi, g))
-    for part, u, on_cut in _cut_parts(answer, x, fixed):
-        u_fn = None
-        for lo, hi in breakpoints([], x, deadline, arguments=[(part, KINK)], cache=cache):
-            if u_fn is None:
-                u_fn = compile_expr([x], u)
-            with mp.workdps(30):
-                c = _mid(lo, hi)
-                w = within(POINT_BUDGET_S, deadline, _complex_at, u_fn, c)
-            if w is not None and on_cut(w):
-                found.append(_Candidate(lo, hi, part))
+            found.append(_Candidate(lo, hi, _expr_value(x, g)))
+    found.extend(_cut_crossings(answer, x, fixed, deadline))
     # The integrand's own poles and domain ends: a new constant may start there.
     ends = breakpoints([integrand], x, deadline, fixed, domain_only=True)
     kept: list[_Candidate] = []
@@ -216,21 +281,17 @@ class _Refiner:
     """The candidate point to any precision: bisection of g's sign change
     (an even zero, which cannot be refined, keeps its interval)."""
 
-    def __init__(self, cand: _Candidate, x: sp.Symbol) -> None:
+    def __init__(self, cand: _Candidate) -> None:
         # An exact point (a rational root) is read at each call's precision.
         self.exact = cand.lo if cand.lo == cand.hi else None
         self.cand = cand
         self.lo: Any = None
         self.hi: Any = None
-        self.g, self.x = cand.g, x
-        self._fn: Any = None
         self._sign_lo: int | None = None
 
     def _sign(self, t: Any) -> int:
-        if self._fn is None:
-            self._fn = compile_expr([self.x], self.g)
         try:
-            value = mp.mpmathify(self._fn(t))
+            value = mp.mpmathify(self.cand.value(t))
         except Exception:  # noqa: BLE001 - no value: no sign
             return 0
         if isinstance(value, mp.mpc):
@@ -267,7 +328,7 @@ class _Refiner:
 
 def _jump_at(cand: _Candidate, x: sp.Symbol, F: RealEvaluator, f: RealEvaluator,
              symbol: str, params: dict[str, Any], deadline: Deadline) -> Jump | None:
-    refiner = _Refiner(cand, x)
+    refiner = _Refiner(cand)
     scale = max(mp.mpf(1), abs(_mid(cand.lo, cand.hi)))
     order = FIRST_ORDER
     while order <= DEEPEST_ORDER:

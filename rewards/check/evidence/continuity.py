@@ -301,7 +301,19 @@ class _Refiner:
     def point(self, width: Any, deadline: Deadline) -> Any | None:
         """The midpoint of an interval no wider than ``width``, or ``None``."""
         if self.exact is not None:
-            return mp.mpf(self.exact.numerator) / self.exact.denominator
+            point = mp.mpf(self.exact.numerator) / self.exact.denominator
+            if self._sign(point) == 0:
+                return point
+            # A machine zero of g (10^12 (x - sqrt 3) at the double nearest
+            # sqrt 3), not an exact one: bracket the sign change around it.
+            self.exact = None
+            for spread in ("1e-15", "1e-12", "1e-9"):
+                eps = mp.mpf(spread) * max(mp.mpf(1), abs(point))
+                self.lo, self.hi = point - eps, point + eps
+                if self._sign(self.lo) * self._sign(self.hi) < 0:
+                    break
+            else:
+                return None
         if self.lo is None:
             self.lo = mp.mpf(self.cand.lo.numerator) / self.cand.lo.denominator
             self.hi = mp.mpf(self.cand.hi.numerator) / self.cand.hi.denominator
@@ -341,7 +353,7 @@ def _jump_at(cand: _Candidate, x: sp.Symbol, F: RealEvaluator, f: RealEvaluator,
             at_d = _sizes(F, f, c, d, symbol, params)
             if at_d is None:
                 return None  # not inside f's real domain, or F not real on both sides
-            diff, size, bound = at_d
+            diff, size, bound, sides = at_d
             if bound > JUMP_TOLERANCE * size:
                 # f could add more than the tolerance across [c - d, c + d]:
                 # come closer, to where it cannot.
@@ -352,9 +364,10 @@ def _jump_at(cand: _Candidate, x: sp.Symbol, F: RealEvaluator, f: RealEvaluator,
             closer = _sizes(F, f, c, d * mp.mpf(10) ** (-CONFIRM_ORDERS), symbol, params)
             if closer is None:
                 return None
-            diff_closer, _, bound_closer = closer
-            settled = abs(bound_closer * mp.mpf(10) ** CONFIRM_ORDERS - bound) \
-                <= SETTLES * max(bound, 2 * MARGIN * d)
+            diff_closer, _, _, sides_closer = closer
+            # On the two sides only: next to a pole of f, f at c itself may
+            # be any size.
+            settled = abs(sides_closer - sides) <= SETTLES * max(sides, mp.mpf(1))
             if not settled:
                 order += CONFIRM_ORDERS  # f still growing towards c: a pole?
                 continue
@@ -365,9 +378,9 @@ def _jump_at(cand: _Candidate, x: sp.Symbol, F: RealEvaluator, f: RealEvaluator,
 
 
 def _sizes(F: RealEvaluator, f: RealEvaluator, c: Any, d: Any, symbol: str,
-           params: dict[str, Any]) -> tuple[Any, Any, Any] | None:
-    """|F(c + d) - F(c - d)|, F's size there, and ``MARGIN * 2 d max|f|``
-    over c - d, c, c + d (f undefined at c itself is left out)."""
+           params: dict[str, Any]) -> tuple[Any, Any, Any, Any] | None:
+    """|F(c + d) - F(c - d)|, F's size there, ``MARGIN * 2 d max|f|`` over
+    c - d, c, c + d (f undefined at c itself is left out), and max |f(c +- d)|."""
     f_sides = _values(f, c, d, symbol, params)
     if f_sides is None:
         return None
@@ -375,12 +388,11 @@ def _sizes(F: RealEvaluator, f: RealEvaluator, c: Any, d: Any, symbol: str,
     if F_sides is None:
         return None
     at_c = f({symbol: c, **params})
-    sizes = [abs(v) for v in f_sides]
-    if at_c is not None and at_c is not TOO_LARGE:
-        sizes.append(abs(at_c))
-    bound = MARGIN * 2 * d * max(sizes)
+    sides = max(abs(v) for v in f_sides)
+    peak = sides if at_c is None or at_c is TOO_LARGE else max(sides, abs(at_c))
+    bound = MARGIN * 2 * d * peak
     size = max(mp.mpf(1), *(abs(v) for v in F_sides))
-    return abs(F_sides[1] - F_sides[0]), size, bound
+    return abs(F_sides[1] - F_sides[0]), size, bound, sides
 
 
 def drop_steps(derivative: sp.Expr) -> tuple[sp.Expr, bool]:

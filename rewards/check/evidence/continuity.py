@@ -223,6 +223,8 @@ def _candidates(answer: sp.Expr, integrand: sp.Expr, x: sp.Symbol,
         for lo, hi in breakpoints([], x, deadline, arguments=[(g, kind)], cache=cache):
             found.append(_Candidate(lo, hi, _expr_value(x, g)))
     found.extend(_cut_crossings(answer, x, fixed, deadline))
+    if not found:
+        return []
     # The integrand's own poles and domain ends: a new constant may start there.
     ends = breakpoints([integrand], x, deadline, fixed, domain_only=True)
     kept: list[_Candidate] = []

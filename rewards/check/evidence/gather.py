@@ -175,17 +175,31 @@ class Evidence:
     def jump_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
         """``None`` when F is continuous wherever the integrand is; else the
         WRONG detail (:mod:`.continuity`). Only answers with steps, kinks,
-        pieces or bounded functions of a pole can jump: others pay nothing."""
+        pieces, bounded functions of a pole or (written with ``i``) branch
+        cuts can jump: others pay nothing. Parameters are generic: an answer
+        that jumps only for a < 0 (``\\operatorname{sgn}(x)(1 - \\operatorname{sgn} a)``)
+        is looked at with every sign pattern the parameter screen uses."""
         if not can_jump(self.written):
             return None
         start = time.perf_counter()
-        jump, looked_at = find_jump(self.written, self.parsed_integrand, self.symbol,
-                                    self._parameters(), self.deadline)
+        patterns = [self.param_values]
+        if self.params:
+            patterns += parameter_sign_sets(random.Random(self.seed ^ 4), self.param_values)
+        jump, looked_at, values = None, 0, {}
+        for pattern in patterns:
+            values = {p.name: v for p, v in zip(self.params, pattern, strict=True)}
+            jump, looked_at = find_jump(self.written, self.parsed_integrand, self.symbol,
+                                        values, self.deadline)
+            if jump is not None:
+                break
         data = {"points": looked_at, **({"jump": jump.to_dict()} if jump else {})}
+        if jump is not None and values:
+            data["values"] = values
         stages.append(StageRecord("continuity", "fail" if jump else "ok", ms_since(start), data))
         if jump is None:
             return None
         return {"reason": "discontinuous", **jump.to_dict(),
+                **({"values": values} if values else {}),
                 "message": "the answer jumps where the integrand is continuous"}
 
     def parameter_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:

@@ -93,6 +93,15 @@ def _branch_log(rng: random.Random) -> list[Case]:
         (rf"\frac{{{A}}}{{{b_tex}}}\arctan\frac{{{t}}}{{{b_tex}}}", "the real arctan form"),
     ])
     cases.append(Case(right[0], integrand, "correct", right[1]))
+    if parameter:
+        # Parameters are generic: a sign term that joins the pieces for every
+        # a (pi A / 2|a|), and one that adds a jump for a < 0 only.
+        cases.append(Case(rf"{over}\ln\frac{{{t} - {bi}}}{{{t} + {bi}}} + "
+                          rf"\frac{{{A}\pi}}{{2\lvert a\rvert}}\operatorname{{sgn}}({t})",
+                          integrand, "correct", "the jump compensated for every sign of a"))
+        cases.append(Case(rf"\frac{{{A}}}{{a}}\arctan\frac{{{t}}}{{a}} + \frac{{{A}\pi}}{{2a}}"
+                          rf"(1 - \operatorname{{sgn}} a)\operatorname{{sgn}}({t})", integrand,
+                          "wrong", "jumps at x0 for a < 0 only"))
     if not parameter and b > 0:
         # The crossing form made continuous by its sign term (b > 0: the log
         # drops by 2 pi i at x0, F by pi A/b).

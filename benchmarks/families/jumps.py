@@ -82,6 +82,10 @@ def _branch_log(rng: random.Random) -> list[Case]:
         (rf"{over_i}\ln\frac{{{t} + {bi}}}{{{t} - {bi}}}", "ln((t+bi)/(t-bi)) crosses the cut at t=0"),
         (rf"{over}\ln\left(\frac{{{t} - {bi}}}{{{t} + {bi}}}\right) + {rng.randint(1, 9)}",
          "the crossing form plus a constant"),
+        (rf"{over}\ln\frac{{\left({t} - {bi}\right)^2}}{{\left({t}\right)^2 + {b_tex}^2}}",
+         "the same argument written as (t-bi)^2/(t^2+b^2)"),
+        (rf"2\cdot {over}\ln\sqrt{{\frac{{{t} - {bi}}}{{{t} + {bi}}}}}",
+         "the square root and the log both cross at t=0"),
     ])
     cases = [Case(crossing[0], integrand, "wrong",
                   f"{crossing[1]}: F jumps by pi A/b at x0={x0}")]

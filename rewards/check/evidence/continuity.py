@@ -350,6 +350,10 @@ def _jump_at(cand: _Candidate, x: sp.Symbol, F: RealEvaluator, f: RealEvaluator,
         with mp.workdps(DPS + order + CONFIRM_ORDERS):
             d = scale * mp.mpf(10) ** (-order)
             c = refiner.point(d * mp.mpf(10) ** (-CONFIRM_ORDERS - 6), deadline)
+            if c is None and _mid(cand.hi, cand.hi) - _mid(cand.lo, cand.lo) <= d / 1000:
+                # No sign change to refine (an even zero, or g without a value
+                # at these digits): the isolating interval itself, well inside d.
+                c = _mid(cand.lo, cand.hi)
             if c is None:
                 return None  # cannot be placed closer than d: nothing to conclude
             at_d = _sizes(F, f, c, d, symbol, params)

@@ -53,6 +53,11 @@ class Facts:
             it may jump by a finite amount (``\\arctan(\\tan(x/2))`` at pi).
         breaks: the expressions whose real zeros are its breakpoints, with
             their kind, given its arguments.
+        cut: where its principal branch jumps: ``(part, on_cut)``, the part
+            of the argument (``"im"`` or ``"re"``) that changes sign where
+            the argument crosses the branch cut, and whether a value of the
+            argument with that part 0 lies on the cut (``\\ln w``: the
+            imaginary part, with ``Re w < 0``).
     """
 
     family: str
@@ -66,6 +71,7 @@ class Facts:
     grows_fast: bool = False
     bounded: bool = False
     breaks: Breaks | None = None
+    cut: tuple[str, Callable[[Any], bool]] | None = None
 
 
 def _in(lo: Any, hi: Any) -> Callable[[Any], bool]:
@@ -78,6 +84,17 @@ def _at(kind: str) -> Breaks:
 
 def _unit_bounds(args: tuple[sp.Basic, ...]) -> list[tuple[sp.Expr, str]]:
     return [(args[0] - 1, BOUNDARY), (args[0] + 1, BOUNDARY)]
+
+
+# Branch cuts of the principal branches (SymPy's and mpmath's): on the real
+# axis outside [-1, 1] (asin, acos, atanh), inside it (acoth, asec, acsc),
+# below 0 (log, powers) or 1 (acosh); on the imaginary axis beyond +-i (atan,
+# asinh) or between them (acot, acsch).
+_CUT_OUTSIDE_UNIT = ("im", lambda w: abs(w.real) > 1)
+_CUT_INSIDE_UNIT = ("im", lambda w: abs(w.real) < 1)
+_CUT_NEGATIVE = ("im", lambda w: w.real < 0)
+_CUT_IMAGINARY_OUTSIDE = ("re", lambda w: abs(w.imag) > 1)
+_CUT_IMAGINARY_INSIDE = ("re", lambda w: abs(w.imag) < 1)
 
 
 def _integer_steps(args: tuple[sp.Basic, ...]) -> list[tuple[sp.Expr, str]]:
@@ -123,36 +140,41 @@ FACTS: dict[type, Facts] = {
                    mpmath=mp.csch, inverse=sp.acsch, breaks=_at(POLE)),
     # --- inverses: real on part of the line, branch cuts off it ----------------
     sp.asin: Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.asin, branchy=True,
+                   cut=_CUT_OUTSIDE_UNIT,
                    breaks=_unit_bounds),
     sp.acos: Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, branchy=True,
+                   cut=_CUT_OUTSIDE_UNIT,
                    breaks=_unit_bounds),
-    sp.atan: Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True),
+    sp.atan: Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True,
+                   cut=_CUT_IMAGINARY_OUTSIDE),
     # SymPy's acot is continuous at 0 and odd: pi/2 - atan(u), not mpmath's.
     sp.acot: Facts("inverse_circular", real_where_finite=True,
-                   mpmath=lambda u: mp.pi / 2 - mp.atan(u), branchy=True, bounded=True),
+                   mpmath=lambda u: mp.pi / 2 - mp.atan(u), branchy=True, bounded=True,
+                   cut=_CUT_IMAGINARY_INSIDE),
     sp.asec: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec,
-                   branchy=True, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
+                   branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
     sp.acsc: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc,
-                   branchy=True, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
+                   branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
     sp.asinh: Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh,
-                    branchy=True),
+                    branchy=True, cut=_CUT_IMAGINARY_OUTSIDE),
     sp.acosh: Facts("inverse_hyperbolic", real_domain=lambda u: u >= 1, mpmath=mp.acosh,
-                    branchy=True, breaks=lambda args: [(args[0] - 1, BOUNDARY)]),
+                    branchy=True, cut=("im", lambda w: w.real < 1), breaks=lambda args: [(args[0] - 1, BOUNDARY)]),
     sp.atanh: Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) < 1, mpmath=mp.atanh,
-                    branchy=True, breaks=_unit_bounds),
+                    branchy=True, cut=_CUT_OUTSIDE_UNIT, breaks=_unit_bounds),
     sp.acoth: Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) > 1, mpmath=mp.acoth,
-                    branchy=True, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
+                    branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
     sp.asech: Facts("inverse_hyperbolic", real_domain=lambda u: 0 < u <= 1, mpmath=mp.asech,
-                    branchy=True,
+                    branchy=True, cut=("im", lambda w: w.real < 0 or w.real > 1),
                     breaks=lambda args: [(args[0], POLE), (args[0] - 1, BOUNDARY)]),
     sp.acsch: Facts("inverse_hyperbolic", real_domain=lambda u: u != 0, mpmath=mp.acsch,
-                    branchy=True, breaks=_at(POLE)),
+                    branchy=True, cut=_CUT_IMAGINARY_INSIDE, breaks=_at(POLE)),
     # --- exp, log and powers ----------------------------------------------------
     sp.exp: Facts("exp_log", real_where_finite=True, mpmath=mp.exp, grows_fast=True),
     sp.log: Facts("exp_log", real_domain=lambda u: u > 0, mpmath=mp.log, branchy=True,
+                  cut=_CUT_NEGATIVE,
                   breaks=_at(POLE)),
     # Pow's breakpoints depend on its exponent: see breakpoint_arguments.
-    sp.Pow: Facts("exp_log", branchy=True),
+    sp.Pow: Facts("exp_log", branchy=True, cut=_CUT_NEGATIVE),
     # --- not analytic: kinks, jumps and pieces ----------------------------------
     sp.Abs: Facts("non_analytic", analytic=False, real_where_finite=True, mpmath=abs,
                   breaks=_at(KINK)),
@@ -228,6 +250,20 @@ def breakpoint_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str]]:
                 yield from facts.breaks(node.args)
 
 
+def cut_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str, Callable[[Any], bool]]]:
+    """``(u, part, on_cut)`` for each node of ``expr`` with a branch cut:
+    ``expr`` may jump where ``part`` of its argument ``u`` changes sign at a
+    value ``on_cut`` accepts (a complex ``\\ln\\frac{x - 2i}{x + 2i}`` at 0).
+    A power is cut only when its exponent is not an integer."""
+    for node in sp.preorder_traversal(expr):
+        facts = FACTS.get(type(node))
+        if facts is None or facts.cut is None or not node.args:
+            continue
+        if isinstance(node, sp.Pow) and node.exp.is_Integer:
+            continue
+        yield (node.args[0], *facts.cut)
+
+
 def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
     if isinstance(cond, sp.core.relational.Relational):
         yield cond.lhs - cond.rhs
@@ -238,4 +274,4 @@ def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
 
 __all__ = ["BOUNDARY", "BOUNDED", "BRANCHY", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
            "INVERSE_TRIG", "KINK", "NON_ANALYTIC", "POLE", "REAL_WHERE_FINITE", "STEP", "TRIG",
-           "Facts", "breakpoint_arguments"]
+           "Facts", "breakpoint_arguments", "cut_arguments"]

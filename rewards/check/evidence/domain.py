@@ -321,9 +321,39 @@ def real_points_of(answer: sp.Expr, integrand: sp.Expr, symbol: str,
     return usable
 
 
+# Most points :func:`analyze` adds inside bounded gaps when asked to fill them.
+MAX_FILL_POINTS = 48
+
+
+def _fill_points(rng: random.Random, intervals: list[tuple[Any, Any]], per_gap: int) -> list[Point]:
+    """``per_gap`` more points inside each bounded gap between consecutive
+    breakpoints (the gaps nearest the origin first, :data:`MAX_FILL_POINTS`
+    in all): half spread over the gap, half next to its ends at distances
+    down to 1e-6 of its width, where a domain like (0, 1) is most unlike the
+    rest of the line."""
+    gaps = sorted(((hi, lo) for (_, hi), (lo, _) in zip(intervals, intervals[1:], strict=False)
+                   if lo > hi), key=lambda g: abs(g[0] + g[1]))
+    values: list[Point] = []
+    with mp.workdps(30):
+        for left, right in gaps:
+            a = mp.mpf(left.numerator) / left.denominator
+            b = mp.mpf(right.numerator) / right.denominator
+            for k in range(per_gap):
+                if len(values) >= MAX_FILL_POINTS:
+                    return values
+                if k % 2 == 0:
+                    t = mp.mpf(rng.uniform(0.02, 0.98))
+                else:
+                    t = mp.mpf(10) ** (-rng.uniform(1, 6))
+                    t = t if k % 4 == 1 else 1 - t
+                value = a + (b - a) * t
+                values.append((mp.nstr(value, 24, min_fixed=-mp.inf, max_fixed=mp.inf), "0"))
+    return values
+
+
 def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             parameters: dict[str, Any], rng: random.Random, deadline: Deadline,
-            dps: int = 20, *, spread_only: bool = False) -> DomainReport:
+            dps: int = 20, *, spread_only: bool = False, fill: int = 0) -> DomainReport:
     """Sample the real line (breakpoints of both expressions included) and
     apply the domain rule. ``answer`` and ``integrand`` are as parsed (plain
     symbols, unevaluated where the parser left them so); ``parameters`` maps
@@ -331,7 +361,10 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
 
     ``spread_only`` skips the breakpoints (their root finding is most of the
     cost): enough to find where both sides are real at generic points, and
-    to reject an answer that is wrong there, not to apply the rule."""
+    to reject an answer that is wrong there, not to apply the rule. ``fill``
+    adds that many points inside each bounded gap between breakpoints
+    (:func:`_fill_points`): for an integrand real only on a short interval,
+    where the usual sample leaves too few points to decide."""
     x = next((s for s in (answer.free_symbols | integrand.free_symbols)
               if s.name == symbol), sp.Symbol(symbol))
     fixed = {s: sp.Rational(str(parameters[s.name]))
@@ -343,6 +376,8 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
         all_breaks = breakpoints([answer, integrand], x, deadline, fixed, cache=roots)
         splits = breakpoints([integrand], x, deadline, fixed, domain_only=True, cache=roots)
     points = real_points(rng, all_breaks)
+    if fill:
+        points = list(dict.fromkeys([*points, *_fill_points(rng, all_breaks, fill)]))
     f_value = RealEvaluator(integrand, real_values=True)
     F_value = RealEvaluator(answer)
     F_offset = _ImaginaryPart(answer)

@@ -11,7 +11,7 @@ import sympy as sp
 from ..functions import BRANCHY
 from ..result import StageRecord, ms_since
 from ..timebox import Deadline
-from .continuity import find_jump, jump_arguments
+from .continuity import can_jump, find_jump
 from .domain import DomainReport, analyze, real_points_of, restricts_domain
 from .numeric import NumericComparer, sampling_mode
 from .points import (
@@ -21,6 +21,10 @@ from .points import (
     parameter_values,
     seed_for,
 )
+
+# Points per gap between breakpoints when the real domain is a short piece
+# of the line and the usual sample put too few points there.
+FILL_PER_GAP = 8
 
 
 class Evidence:
@@ -101,8 +105,26 @@ class Evidence:
             domain = self.domain()
             real = self._real_line_comparer(domain)
             real_screen = self._real_screen(real, domain)
+            if real_screen["decision"] == "inconclusive" and domain.decision == "ok" \
+                    and len(domain.usable) < len(domain.points):
+                # The integrand is real on only part of the line ((0, 1) for
+                # 1/sqrt(x sqrt x - x^2)), and few of the points fell there:
+                # sample inside its pieces before giving up on the real line.
+                domain = self._domain = analyze(
+                    self.written, self.parsed_integrand, self.symbol, self._parameters(),
+                    random.Random(self.seed ^ 1), self.deadline, fill=FILL_PER_GAP)
+                real = self._real_line_comparer(domain)
+                real_screen = self._real_screen(real, domain)
             screen["real_fallback"] = real_screen["decision"]
             if real_screen["decision"] in ("zero", "zero_low"):
+                # The complex points saw a difference: a branch off the axis,
+                # or a term the real sample stepped over (a steep step inside
+                # the domain). Next to the features of F' and f first.
+                features = self._feature_screen()
+                if features is not None and features["decision"] == "nonzero":
+                    screen["real_fallback"] = "nonzero_localized"
+                    return comparer, {**screen, "decision": "nonzero",
+                                      "real_localized": features}
                 self.on_real_line = True
                 return real, {**real_screen, "complex_decision": screen["decision"]}
         return comparer, screen
@@ -126,6 +148,21 @@ class Evidence:
         the zeros and critical points of the arguments in F' and f
         (:func:`.points.feature_points`), where both sides are real."""
         start = time.perf_counter()
+        screen = self._feature_screen()
+        if screen is None:
+            return None
+        failed = screen["decision"] == "nonzero"
+        stages.append(StageRecord("localized", "fail" if failed else "ok", ms_since(start),
+                                  screen))
+        if not failed:
+            return None
+        return {"reason": "localized_terms", "worst_point": screen["worst_point"],
+                "message": "F' differs from the integrand next to a feature of them"}
+
+    def _feature_screen(self) -> dict[str, Any] | None:
+        """F' against f next to the zeros and critical points of the
+        arguments in them, where both sides are real; ``None`` when there is
+        no such point."""
         fixed = {p: sp.Rational(v) for p, v in zip(self.params, self.param_values, strict=True)}
         points = feature_points([self.derivative, self.integrand], self.x, self.deadline,
                                 random.Random(self.seed ^ 5), fixed)
@@ -133,29 +170,36 @@ class Evidence:
                                 self._parameters(), points, self.deadline)
         if not usable:
             return None
-        screen = self._comparer(points, usable).screen()
-        failed = screen["decision"] == "nonzero"
-        stages.append(StageRecord("localized", "fail" if failed else "ok", ms_since(start),
-                                  {**screen, "features": len(points)}))
-        if not failed:
-            return None
-        return {"reason": "localized_terms", "worst_point": screen["worst_point"],
-                "message": "F' differs from the integrand next to a feature of them"}
+        return {**self._comparer(points, usable).screen(), "features": len(points)}
 
     def jump_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
         """``None`` when F is continuous wherever the integrand is; else the
         WRONG detail (:mod:`.continuity`). Only answers with steps, kinks,
-        pieces or bounded functions of a pole can jump: others pay nothing."""
-        if not jump_arguments(self.written):
+        pieces, bounded functions of a pole or (written with ``i``) branch
+        cuts can jump: others pay nothing. Parameters are generic: an answer
+        that jumps only for a < 0 (``\\operatorname{sgn}(x)(1 - \\operatorname{sgn} a)``)
+        is looked at with every sign pattern the parameter screen uses."""
+        if not can_jump(self.written):
             return None
         start = time.perf_counter()
-        jump, looked_at = find_jump(self.written, self.parsed_integrand, self.symbol,
-                                    self._parameters(), self.deadline)
+        patterns = [self.param_values]
+        if self.params:
+            patterns += parameter_sign_sets(random.Random(self.seed ^ 4), self.param_values)
+        jump, looked_at, values = None, 0, {}
+        for pattern in patterns:
+            values = {p.name: v for p, v in zip(self.params, pattern, strict=True)}
+            jump, looked_at = find_jump(self.written, self.parsed_integrand, self.symbol,
+                                        values, self.deadline)
+            if jump is not None:
+                break
         data = {"points": looked_at, **({"jump": jump.to_dict()} if jump else {})}
+        if jump is not None and values:
+            data["values"] = values
         stages.append(StageRecord("continuity", "fail" if jump else "ok", ms_since(start), data))
         if jump is None:
             return None
         return {"reason": "discontinuous", **jump.to_dict(),
+                **({"values": values} if values else {}),
                 "message": "the answer jumps where the integrand is continuous"}
 
     def parameter_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:

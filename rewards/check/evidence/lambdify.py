@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import MpmathPrinter
 
 _SETTINGS = {"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
@@ -28,5 +29,7 @@ def compile_expr(args: Sequence[sp.Symbol], expr: sp.Basic,
     >>> compile_expr([x], sp.sin(x) + 1)(mpmath.mpf(0))
     mpf('1.0')
     """
-    return sp.lambdify(list(args), expr, modules, printer=MpmathPrinter(dict(_SETTINGS)),
+    # Vectorized machine numbers print numbers as floats, not mpf constants.
+    printer = NumPyPrinter if modules == "numpy" else MpmathPrinter
+    return sp.lambdify(list(args), expr, modules, printer=printer(dict(_SETTINGS)),
                        docstring_limit=0)

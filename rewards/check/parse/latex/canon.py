@@ -488,6 +488,8 @@ def _rule_outer_parens(t: str) -> str:
     return t[lo:hi + 1]
 
 
+_ELLIPSIS = re.compile(r"\\(?:[lc]?dots[bcmio]?|[vd]dots|dotsi)(?![A-Za-z])|\.\.\.|\u2026|\u22ef")
+
 # Order matters: spacing before anything that looks at neighbours, \left
 # before brackets are matched, the tail rules before and after the
 # equation split, renaming before argument delimiting.
@@ -549,6 +551,10 @@ def canonicalize_latex(text: str, rules: list[str], symbol: str | None = None) -
         raise ParseFailure("latex_error", f"expected text, got {type(text).__name__}")
     if len(text) > MAX_INPUT_CHARS:
         raise ParseFailure("too_long", f"{len(text)} characters")
+    if _ELLIPSIS.search(text):
+        # \sqrt{x \sqrt{x \cdots}} is an infinite expression, not a formula
+        # (and \cdots used to read as \cdot s: a stray symbol s).
+        raise ParseFailure("ellipsis", "an expression with an ellipsis is not a finite formula")
     fired: list[str] = []
 
     def run(name: str, rule: _Rule, t: str) -> str:

@@ -13,6 +13,7 @@ import pytest
 import sympy as sp
 
 from rewards import Verdict, check_antiderivative
+from rewards.check.errors import ParseFailure
 from rewards.check.parse.read import parse_integrand, parse_latex_text
 from rewards.check.parse.sympy_text import parse_sympy_text
 
@@ -178,3 +179,13 @@ def test_generalized_exponential_integral(answer, integrand, kind):
 def test_generalized_exponential_integral_wrong_order():
     result = check_antiderivative(r"-\operatorname{E}_{3}\left(x\right)", "expint(1, x)")
     assert result.verdict is Verdict.WRONG
+
+
+@pytest.mark.parametrize("text", [r"\sqrt{x \sqrt{x \sqrt{x \cdots}}}", r"1 + x + x^2 + \dots",
+                                  r"x \cdot \ldots", "x + \u2026"])
+def test_an_ellipsis_is_not_a_formula(text):
+    # \cdots used to read as \cdot s: a product with a stray symbol s.
+    with pytest.raises(ParseFailure) as info:
+        parse_integrand(text, "latex", "x")
+    assert info.value.reason == "ellipsis"
+    assert check_antiderivative(r"\frac{x^2}{2} + \cdots", "x").verdict is Verdict.UNPARSEABLE

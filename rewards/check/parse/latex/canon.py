@@ -488,7 +488,8 @@ def _rule_outer_parens(t: str) -> str:
     return t[lo:hi + 1]
 
 
-_ELLIPSIS = re.compile(r"\\(?:[lc]?dots[bcmio]?|[vd]dots|dotsi)(?![A-Za-z])|\.\.\.|\u2026|\u22ef")
+# (Plain dots are punctuation: trailing ones are dropped, others do not parse.)
+_ELLIPSIS = re.compile(r"\\(?:[lc]?dots[bcmio]?|[vd]dots|dotsi)(?![A-Za-z])|\u2026|\u22ef")
 
 # Order matters: spacing before anything that looks at neighbours, \left
 # before brackets are matched, the tail rules before and after the

@@ -22,6 +22,9 @@ Modules:
     soak        a long run: RSS, determinism and pool health over 20k completions
     mitbee_parse  ``bench mitbee``: parse coverage on the MIT Bee LaTeX responses
     latex_parse   ``bench latex-parse``: where the time of parsing long LaTeX goes
+    answer_keys   ``bench answer-keys``: the MIT Bee answer keys against their LaTeX
+                integrands, with the hand adjudication of the keys that are not
+                antiderivatives
     table       Markdown tables and the section writer for docs/benchmarks.md
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``python -m benchmarks {accuracy,soundness,families,throughput,concurrency,serve,serve-faults,
-soak,mitbee,latex-parse,verl-matrix}``
+soak,mitbee,latex-parse,answer-keys,verl-matrix}``
 from the repository root."""
 from __future__ import annotations
 
@@ -79,6 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
                         description=latex_parse.__doc__.splitlines()[0])
     latex_parse.add_arguments(lp)
     lp.set_defaults(func=latex_parse.main)
+    from . import answer_keys
+
+    keys = sub.add_parser("answer-keys", help="the MIT Bee answer keys against their integrands",
+                          description=answer_keys.__doc__.splitlines()[0])
+    answer_keys.add_arguments(keys)
+    keys.set_defaults(func=answer_keys.main)
     from . import verl_matrix
 
     vm = sub.add_parser("verl-matrix", help="each verl release's own loader on our functions",

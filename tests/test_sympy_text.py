@@ -587,3 +587,46 @@ def test_abs_bars_are_a_syntax_error_not_a_content_refusal():
     # ``|x|`` is LaTeX: auto mode reads such text as LaTeX next.
     assert fails("log(|x|)") == "syntax_error"
     assert fails("__import__('os') | x") == "forbidden_name"      # content wins
+
+
+# Integrands are trusted more than answers: exp of a function-free constant
+# (what SymPy's expand makes of a logistic step or bump at 13.7) is read in
+# an integrand, and stays refused in an answer; exp(c log a) stays small in both.
+EXPANDED_INTEGRANDS = [
+    "2*x + 100*exp(1370)/(exp(100*x) + 2*exp(1370) + exp(2740)*exp(-100*x))",
+    "-200*x*exp(-18769)*exp(2740*x)*exp(-100*x**2) + 2740*exp(-18769)*exp(2740*x)*exp(-100*x**2)"
+    " + cos(x)",
+    "exp(137/10)**100*x",
+    "E**1370*x",
+    "exp(137/10)*x*exp(x)",
+]
+
+
+@pytest.mark.parametrize("text", EXPANDED_INTEGRANDS)
+def test_integrand_profile_reads_large_constant_exponents(text):
+    from rewards.check.parse.read import parse_integrand
+    assert parse_integrand(text, "sympy", "x").has(sympy.exp)
+
+
+@pytest.mark.parametrize("text", EXPANDED_INTEGRANDS[:4])
+def test_answers_keep_the_constant_exponent_bound(text):
+    with pytest.raises(ParseFailure) as info:
+        parse_sympy_text(text, "x")
+    assert info.value.reason in ("number_too_large", "exponent_too_large")
+
+
+@pytest.mark.parametrize("text", ["exp(1370*log(2))*x", "exp(10**13)*x", "sinh(1370)*x",
+                                  "exp(exp(137/10))*x"])
+def test_integrand_profile_keeps_the_other_guards(text):
+    with pytest.raises(ParseFailure):
+        parse_sympy_text(text, "x", answer=False)
+
+
+def test_an_expanded_logistic_integrand_is_judged():
+    from rewards import Verdict, check_antiderivative
+    f = EXPANDED_INTEGRANDS[0]
+    right = check_antiderivative("x**2 + 1/(1+exp(-100*(x-137/10)))", f, answer_syntax="sympy")
+    assert right.verdict is Verdict.CORRECT, right.detail
+    wrong = check_antiderivative("x**2 + 1/(1+exp(-100*(x-137/10))) + x/10**9", f,
+                                 answer_syntax="sympy")
+    assert wrong.verdict is Verdict.WRONG

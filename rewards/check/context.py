@@ -84,7 +84,27 @@ class Check:
 
         A bug of ours is CHECKER_ERROR with the exception's type in the
         reason (the sample leaves the gradient), or raises in strict mode;
-        it is never scored as the model's fault."""
+        it is never scored as the model's fault. That holds for a bug in
+        finishing itself (printing the trace of a verdict): :meth:`broken`."""
+        try:
+            return self._guarded(stages)
+        except Exception as exc:  # noqa: BLE001 - a bug in us must not reach the trainer
+            if strict_mode():
+                raise
+            return self.broken(exc)
+
+    def broken(self, exc: BaseException) -> CheckResult:
+        """CHECKER_ERROR for an exception that escaped even :meth:`finish`:
+        built without printing anything (the trace's expressions dropped)."""
+        resolve_shown(self.stages, False)
+        self.stages.append(StageRecord("unexpected", "fail", 0.0,
+                                       {"error": type(exc).__name__}))
+        return CheckResult(Verdict.CHECKER_ERROR, "unexpected", self.stages,
+                           {"reason": f"exception:{type(exc).__name__}",
+                            "error": type(exc).__name__,
+                            "total_ms": round(ms_since(self.started), 3)})
+
+    def _guarded(self, stages: Callable[[], CheckResult]) -> CheckResult:
         timeout_s = self.request.timeout_s
         try:
             with memory_cap(self.request.memory_limit_mb), \

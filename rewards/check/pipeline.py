@@ -24,6 +24,7 @@ from typing import Any
 import sympy as sp
 
 from .context import Check
+from .errors import strict_mode
 from .evidence.gather import Evidence
 from .memo import JudgementMemo
 from .prepare.constants import constants_stage
@@ -102,7 +103,12 @@ def check_antiderivative(candidate: str | sp.Expr, integrand: str | sp.Expr,
         return result
     # A response's other answers were extracted under the policy too.
     kind = "extracted" if input_kind in ("response", "extracted") else input_kind
-    return _agree(check, result, others, integrand, kind)
+    try:
+        return _agree(check, result, others, integrand, kind)
+    except Exception as exc:  # noqa: BLE001 - never raise to the caller (see Returns)
+        if strict_mode():
+            raise
+        return check.broken(exc)
 
 
 def _stages(check: Check, candidate: Any, integrand: Any, input_kind: InputKind,

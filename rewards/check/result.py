@@ -6,12 +6,14 @@ verdict is always attributable to one step of the pipeline.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 
 class Verdict(str, Enum):
@@ -211,7 +213,7 @@ class CheckResult:
 
 
 def _clip(value: Any, limit: int = 300) -> str:
-    text = str(value)
+    text = safe_text(value)
     if len(text) > limit:
         return text[:limit] + f"... [{len(text)} chars]"
     return text
@@ -220,19 +222,81 @@ def _clip(value: Any, limit: int = 300) -> str:
 def _jsonable(value: Any) -> Any:
     """Best-effort conversion of stage data (which may hold SymPy/mpmath
     objects) into plain JSON types, so ``to_dict`` always serializes."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if value is None or isinstance(value, (bool, float, str)):
         return value
+    if isinstance(value, int):
+        # json.dumps of an int past 4300 digits raises like str() does.
+        return value if value.bit_length() <= _PRINTED_INT_DIGITS * 3.32 else int_text(value)
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_jsonable(v) for v in value]
-    return str(value)
+    return safe_text(value)
 
 
 # Expressions up to this many nodes are printed whole (about 500 characters).
 _SHOWN_WHOLE = 120
+# Integers longer than this are printed by their size: str() of an int past
+# 4300 digits raises (Python's int_max_str_digits, a process-wide setting
+# that is not ours to raise), and a 1000-digit number says nothing in a trace.
+_PRINTED_INT_DIGITS = 200
+
+
+def int_text(n: int) -> str:
+    """``n`` in decimal, or ``~d.ddde+N`` past ``_PRINTED_INT_DIGITS`` digits;
+    never converts a huge int to a string (which raises past 4300 digits).
+
+    >>> int_text(12345), int_text(-7 * 10**5000)
+    ('12345', '-~7.000e+5000')
+    """
+    n = int(n)
+    if n.bit_length() <= _PRINTED_INT_DIGITS * 3.32:
+        return str(n)
+    # math.log10 takes ints of any size, in time linear in their length.
+    size = math.log10(abs(n))
+    exponent = math.floor(size)
+    return f"{'-' if n < 0 else ''}~{10 ** (size - exponent):.3f}e+{exponent}"
+
+
+class _BoundedPrinter(StrPrinter):
+    """SymPy's str printer with every integer through :func:`int_text`."""
+
+    def _print_Integer(self, expr: sp.Integer) -> str:
+        return int_text(expr.p)
+
+    def _print_int(self, expr: int) -> str:
+        return int_text(expr)
+
+    def _print_mpz(self, expr: Any) -> str:
+        return int_text(int(expr))
+
+    def _print_Rational(self, expr: sp.Rational) -> str:
+        if expr.q == 1:
+            return int_text(expr.p)
+        return f"{int_text(expr.p)}/{int_text(expr.q)}"
+
+
+_PRINTER = _BoundedPrinter({"order": "none"})
+# What a printer raises on a value it cannot print (an int past the digit
+# limit inside an object we do not print ourselves). A time limit firing
+# while printing is not among them: it must still end the check.
+_PRINT_ERRORS = (ValueError, TypeError, AttributeError, RecursionError)
+
+
+def safe_text(value: Any) -> str:
+    """``str(value)`` for stage data and traces, never raising: SymPy
+    objects through the bounded printer, ints by :func:`int_text`, and
+    anything whose ``str`` fails by its type name."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int_text(value)
+    if isinstance(value, sp.Basic):
+        return show(value, 2000)
+    try:
+        return str(value)
+    except _PRINT_ERRORS:
+        return f"<{type(value).__name__}>"
 
 
 def show(expr: sp.Basic, limit: int = 500) -> str:
@@ -250,8 +314,11 @@ def show(expr: sp.Basic, limit: int = 500) -> str:
     """
     if _nodes_at_most(expr, _SHOWN_WHOLE):
         # str() sorts terms, evaluating each numerically (44 s on a sum of
-        # constant elliptic_pi terms); sstr with order="none" does not.
-        text = sp.sstr(expr, order="none")
+        # constant elliptic_pi terms); the printer with order="none" does not.
+        try:
+            text = _PRINTER.doprint(expr)
+        except _PRINT_ERRORS:
+            text = f"<{type(expr).__name__}>"
     else:
         joiner = {sp.Add: " + ", sp.Mul: "*"}.get(type(expr))
         parts: list[str] = []

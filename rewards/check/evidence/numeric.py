@@ -19,6 +19,7 @@ import mpmath as mp
 import sympy as sp
 
 from ..functions import NON_ANALYTIC
+from ..result import show
 from ..timebox import Deadline, within
 from .lambdify import compile_expr
 from .points import POINT_BUDGET_S, Point
@@ -362,7 +363,7 @@ class NumericComparer:
                         visible = True
                         break
                 if seen >= MIN_USABLE_POINTS and not visible:
-                    invisible.append(str(term)[:200])
+                    invisible.append(show(term, 200))
         return invisible
 
     def _scales(self, dps: int) -> dict[int, Any]:

@@ -100,12 +100,20 @@ def _leaf_text(node: sp.Basic) -> bytes:
     # they are printed every time, never looked up.
     if isinstance(node, sp.Float):
         return sp.srepr(node).encode()
+    if isinstance(node, sp.Rational) and max(node.p.bit_length(), node.q.bit_length()) > 1000:
+        # srepr writes the digits, and str() of an int past 4300 digits
+        # raises: a big number is digested by its exact bytes instead.
+        return b"Rational(" + _int_bytes(node.p) + b"/" + _int_bytes(node.q) + b")"
     text = _LEAVES.get(node)
     if text is None:
         if len(_LEAVES) >= _MAX_LEAVES:
             _LEAVES.clear()
         text = _LEAVES[node] = sp.srepr(node).encode()
     return text
+
+
+def _int_bytes(n: int) -> bytes:
+    return int(n).to_bytes(n.bit_length() // 8 + 1, "big", signed=True)
 
 
 _LEAVES: dict[sp.Basic, bytes] = {}

@@ -49,6 +49,7 @@ import sympy as sp
 
 from ..errors import ParseFailure
 from ..result import Shown, StageRecord, ms_since
+from .latex.canon import differential_in_numerator
 from .latex.cases import build_piecewise, lift_cases
 from .latex.grammar import canonicalize_latex, parse_latex
 from .latex.special import build_call, lift_special_calls
@@ -183,6 +184,8 @@ def parse_latex_text(text: str, symbol: str, rules: list[str], depth: int = 0,
 
     ``answer=False`` reads a dataset's integrand: roomier exponent limit,
     every term kept."""
+    if not answer and depth == 0:
+        text = differential_in_numerator(text, symbol)
     lifted, cases = lift_cases(text)
     lifted, calls = lift_special_calls(lifted)
     canonical = canonicalize_latex(lifted, rules, symbol)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..errors import ParseFailure
+from ..result import safe_text
 
 # Points tried inside an uncovered interval: relative positions inside a
 # bounded one, offsets from the end of a half-line.
@@ -102,7 +103,7 @@ def piecewise_refusal(candidate: sp.Expr, integrand: sp.Expr,
         except (NotImplementedError, TypeError, ValueError, AttributeError) as exc:
             raise ParseFailure("cases_condition",
                                f"cannot tell where the conditions hold: {exc}"[:200]) from None
-        gaps.extend(str(part) for part in uncovered
+        gaps.extend(safe_text(part) for part in uncovered
                     if any(_is_real(_value(probe, x, p)) for p in _gap_points(part)))
     if gaps:
         return {"reason": "piecewise_gap", "uncovered": gaps}
@@ -110,6 +111,6 @@ def piecewise_refusal(candidate: sp.Expr, integrand: sp.Expr,
         f = _value(probe, x, point)
         d = _value(derivative, x, point)
         if _is_real(f) and d is not None and abs(d - f) > 1e-8 * max(1.0, abs(f)):
-            return {"reason": "piecewise_piece", "point": str(point),
+            return {"reason": "piecewise_piece", "point": safe_text(point),
                     "derivative": f"{d.real:.6g}", "integrand": f"{f.real:.6g}"}
     return None

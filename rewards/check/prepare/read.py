@@ -15,7 +15,7 @@ from ..errors import ParseFailure
 from ..extract import answer_flags
 from ..extract.stage import extract_stage
 from ..parse import parse_answer, parse_integrand
-from ..result import CheckResult, Shown, Verdict, show
+from ..result import CheckResult, Shown, Verdict, safe_text, show
 
 # What a candidate is: a whole response (its answer is extracted under the
 # request's policy), an answer already extracted under that policy (the
@@ -93,7 +93,7 @@ def read_integrand(check: Check, integrand: Any) -> sp.Expr:
         else:
             expr = parse_integrand(integrand, check.request.integrand_kind, check.symbol)
     except ParseFailure as exc:
-        check.record("integrand_parse", "fail", start, **{"in": str(integrand)[:300]},
+        check.record("integrand_parse", "fail", start, **{"in": safe_text(integrand)[:300]},
                      reason=exc.reason, message=exc.message[:300])
         reason = exc.reason if exc.reason.startswith("integrand_") else "integrand_unparseable"
         check.decide(Verdict.CHECKER_ERROR, reason, message=exc.message)

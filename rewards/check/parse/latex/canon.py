@@ -204,8 +204,39 @@ def _rule_strip_dx(t: str) -> str:
         if j and t[j - 1] == "\\":
             return t
     head = t[:start].rstrip()
+    if head.endswith(("+", "-")):
+        # x^2 + dx: a term d x (a parameter named d), not a differential.
+        return t
     head = _MUL_TAIL.sub("", head).rstrip()
     return head or t
+
+
+_DIFFERENTIAL = (r"(?:\\(?:mathrm|text|operatorname|mathit|rm) ?\{ ?d ?\}|\{ ?\\rm ?d ?\}|"
+                 r"(?<![A-Za-z\\])d)")
+_NUMERATOR_DIFF = re.compile(r"\\[dtc]?frac ?\{(?P<num>(?:[^{}]|\{[^{}]*\})*?)"
+                             r"(?:\\[,;:! ]| )*" + _DIFFERENTIAL + r" ?(?P<var>[A-Za-z]) ?\}")
+
+
+def differential_in_numerator(text: str, symbol: str) -> str:
+    r"""An integrand written as ``\frac{dx}{x(x^5+1)}`` or ``\frac{x\,dx}{1+x^2}``:
+    the differential in the numerator is dropped (``\frac{1}{...}``,
+    ``\frac{x}{...}``), once, and only when the text has no differential of
+    its own at the end (then a ``d`` in a numerator is a parameter).
+
+    >>> differential_in_numerator(r"\frac{dx}{x(x^5+1)},", "x")
+    '\\frac{1}{x(x^5+1)},'
+    >>> differential_in_numerator(r"\frac{dx}{2} \, dx", "x")
+    '\\frac{dx}{2} \\, dx'
+    """
+    found = [m for m in _NUMERATOR_DIFF.finditer(text) if m.group("var") == symbol]
+    if len(found) != 1:
+        return text
+    head = _rule_trailing_punctuation(_rule_spacing(text))
+    if _rule_strip_dx(head) != head:
+        return text
+    m = found[0]
+    numerator = m.group("num").strip() or "1"
+    return text[:m.start()] + r"\frac{" + numerator + "}" + text[m.end():]
 
 
 _CONST_TAIL = re.compile(
@@ -457,6 +488,9 @@ def _rule_outer_parens(t: str) -> str:
     return t[lo:hi + 1]
 
 
+# (Plain dots are punctuation: trailing ones are dropped, others do not parse.)
+_ELLIPSIS = re.compile(r"\\(?:[lc]?dots[bcmio]?|[vd]dots|dotsi)(?![A-Za-z])|\u2026|\u22ef")
+
 # Order matters: spacing before anything that looks at neighbours, \left
 # before brackets are matched, the tail rules before and after the
 # equation split, renaming before argument delimiting.
@@ -518,6 +552,10 @@ def canonicalize_latex(text: str, rules: list[str], symbol: str | None = None) -
         raise ParseFailure("latex_error", f"expected text, got {type(text).__name__}")
     if len(text) > MAX_INPUT_CHARS:
         raise ParseFailure("too_long", f"{len(text)} characters")
+    if _ELLIPSIS.search(text):
+        # \sqrt{x \sqrt{x \cdots}} is an infinite expression, not a formula
+        # (and \cdots used to read as \cdot s: a stray symbol s).
+        raise ParseFailure("ellipsis", "an expression with an ellipsis is not a finite formula")
     fired: list[str] = []
 
     def run(name: str, rule: _Rule, t: str) -> str:
@@ -553,6 +591,8 @@ def canonicalize_latex(text: str, rules: list[str], symbol: str | None = None) -
         if name in names:
             fired.append(name)
     for name, rule in _FINAL:
-        t = run(name, rule, t)
+        # A bare argument ends after the factor that holds the variable.
+        t = run(name, functools.partial(rule, symbol=symbol) if rule is delimit_arguments
+                else rule, t)
     rules.extend(fired)
     return collapse_ws(t)

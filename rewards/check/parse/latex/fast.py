@@ -57,6 +57,9 @@ class _Bail(Exception):
     """The text is not a plain expression: let the grammar read it."""
 
 
+_DERIVATIVE_HEADS = (("letter", "d"), ("cmd", "partial"), ("cmd", "mathrm"))
+
+
 class _Reader:
     def __init__(self, tokens: list[tuple[str, str]], symbol: str):
         self.tokens = tokens
@@ -188,7 +191,7 @@ class _Reader:
         if value == "pi":
             return "pi"
         if value == "frac":
-            if self.peek(1) in (("letter", "d"), ("cmd", "partial"), ("cmd", "mathrm")):
+            if self.peek(1) in _DERIVATIVE_HEADS and self.derivative_ahead():
                 raise _Bail             # \frac{d}{dx} is the grammar's derivative
             top = self.group("{", "}")
             return f"({top}/{self.group('{', '}')})"      # both parts parenthesized
@@ -206,6 +209,22 @@ class _Reader:
         if value in _HEADS or value == "log":
             return self.application(value)
         raise _Bail
+
+    def derivative_ahead(self) -> bool:
+        r"""Whether the fraction starting at the current ``{`` has a
+        denominator that starts like a differential (``\frac{d}{dx}``,
+        ``\frac{d y}{d x}``); ``\frac{d x^2}{2}`` is a parameter d times x^2."""
+        depth, j = 0, self.i
+        while j < len(self.tokens):
+            if self.tokens[j] == ("char", "{"):
+                depth += 1
+            elif self.tokens[j] == ("char", "}"):
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        return self.peek(j + 1 - self.i) == ("char", "{") and \
+            self.peek(j + 2 - self.i) in _DERIVATIVE_HEADS
 
     def application(self, head: str) -> str:
         r"""``\head{ARG}`` with an optional ``^{n}`` and, for ``\log``, a base."""

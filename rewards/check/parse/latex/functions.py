@@ -122,18 +122,55 @@ def rename_functions(t: str, fired: set[str]) -> str:
     return collapse_ws("".join(out))
 
 
+# Commands whose arguments (braced groups) belong to the same factor.
+_FACTOR_ARGUMENTS = {"frac": 2, "binom": 2, "sqrt": 1}
+_TEXT_GROUP = re.compile(r"\\(?:text|mathrm|operatorname) ?\{[^{}]*\}")
+_COMMAND_NAME = re.compile(r"\\[A-Za-z]+")
+
+
+def holds_variable(factor: str, symbol: str) -> bool:
+    r"""Whether LaTeX ``factor`` mentions the variable ``symbol``.
+
+    >>> holds_variable(r"\frac{x}{2}", "x"), holds_variable(r"\pi", "x"), holds_variable("2", "x")
+    (True, False, False)
+    >>> holds_variable(r"\theta", "theta"), holds_variable(r"\exp{2}", "x")
+    (True, False)
+    """
+    text = _TEXT_GROUP.sub(" ", factor)
+    if len(symbol) == 1:
+        return symbol in _COMMAND_NAME.sub(" ", text)
+    return re.search(r"(?<![A-Za-z])" + re.escape(symbol) + r"(?![A-Za-z])", text) is not None
+
+
 def _scan_bare_argument(s: str, k: int, match: dict[int, int], bars: dict[int, int],
-                        apps: dict[int, tuple[int, int, str] | None]) -> int | None:
+                        apps: dict[int, tuple[int, int, str] | None],
+                        symbol: str) -> int | None:
     r"""End of an unparenthesised function argument starting at ``k``.
 
-    Consumes factors (letters, digits, groups, scripts, commands such as
-    \frac or \sqrt) and stops at a top-level operator, closing bracket,
-    ``\cdot``/``\times``, another function, or ``e^``. A function as the
-    first factor (``\sin \cos x``) is taken whole, from ``apps``. Returns
-    ``None`` when the argument should be left to the grammar.
+    The argument is a run of factors (letters, numbers, groups, ``\frac``
+    and ``\sqrt`` with their arguments, ``\pi``, each with its scripts) up to
+    and including the first factor that holds the variable ``symbol``, as
+    people read ``\sin 2x``, ``\sin \pi x``, ``\sin \frac{x}{2}`` and
+    ``\log x(\log x - 1)`` (docs/domain.md, "How LaTeX is read"). It also
+    stops at a top-level operator, closing bracket, ``\cdot``/``\times``,
+    another function, or ``e^``. A function as the first factor
+    (``\sin \cos x``) is taken whole, from ``apps``. Returns ``None`` when
+    the argument should be left to the grammar.
     """
     n = len(s)
     i, consumed = k, 0
+    factor = -1          # where the factor being read starts
+    owed = 0             # braced arguments its command still takes
+    number = False       # the factor is a run of digits so far
+
+    def new_factor(at: int) -> bool:
+        """Start a factor at ``at``; False when the argument ended before it."""
+        nonlocal factor, owed, number
+        if factor >= 0 and holds_variable(s[factor:at], symbol):
+            return False
+        factor, owed, number = at, 0, False
+        return True
+
     while i < n:
         c = s[i]
         if c == " ":
@@ -142,6 +179,10 @@ def _scan_bare_argument(s: str, k: int, match: dict[int, int], bars: dict[int, i
             j = match.get(i)
             if j is None:
                 return None
+            if owed and c in "{[":
+                owed -= c == "{"
+            elif not new_factor(i):
+                break
             i, consumed = j + 1, consumed + 1
         elif c == "\\":
             m = CMD_AT.match(s, i)
@@ -154,10 +195,14 @@ def _scan_bare_argument(s: str, k: int, match: dict[int, int], bars: dict[int, i
                 app = apps.get(i)
                 if app is None:
                     return None
+                new_factor(i)
                 i, consumed = app[1], 1
                 continue
             if name in _ARG_STOP_CMDS:
                 break
+            if not new_factor(i):
+                break
+            owed = _FACTOR_ARGUMENTS.get(name, 0)
             i, consumed = m.end(), consumed + 1
         elif c in "^_":
             j = script_end(s, i + 1, match)
@@ -170,12 +215,20 @@ def _scan_bare_argument(s: str, k: int, match: dict[int, int], bars: dict[int, i
             j = bars.get(i)
             if j is None:
                 return None
+            new_factor(i)
             i, consumed = j + 1, 1
         elif c.isalnum() or c == ".":
             if c == "e" and consumed:
                 rest = s[i + 1:i + 3].lstrip()
                 if rest.startswith("^"):
                     break
+            digit = c.isdigit() or c == "."
+            if owed:
+                owed -= 1            # \frac12, \sqrt2: a one-character argument
+            elif not (digit and number and s[i - 1] in "0123456789."):
+                if not new_factor(i):
+                    break
+                number = digit
             i, consumed = i + 1, consumed + 1
         elif c in "+-" and consumed == 0:
             i += 1
@@ -190,7 +243,7 @@ def _scan_bare_argument(s: str, k: int, match: dict[int, int], bars: dict[int, i
     return i
 
 
-def delimit_arguments(t: str) -> str:
+def delimit_arguments(t: str, symbol: str | None = None) -> str:
     r"""Delimit every function application as ``(\head{ARG})``.
 
     The grammar lets an unparenthesised argument run on through ``\cdot``,
@@ -229,7 +282,7 @@ def delimit_arguments(t: str) -> str:
             if close is not None:
                 app = (k, close + 1, t[k])
         elif k < n:
-            end = _scan_bare_argument(t, k, match, bars, apps)
+            end = _scan_bare_argument(t, k, match, bars, apps, symbol or "x")
             if end is not None and end > k:
                 app = (k, end, "bare")
         apps[m.start()] = app

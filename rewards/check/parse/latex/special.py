@@ -179,9 +179,15 @@ def _named_call(m: re.Match[str], args: list[str]) -> tuple[str, list[str]] | No
 _OPERATOR_LAMBERT = re.compile(r"\\(?:operatorname|mathrm) ?\{ ?W ?(_ ?(?:\{[^{}]*\}|\d))? ?\}")
 
 
+# \operatorname{E}_{2}\left(x\right), as sympy.latex prints expint(2, x): the
+# exponential integral E_n as an operator name, read as the bare E_n.
+_OPERATOR_EXPINT = re.compile(r"\\(?:operatorname|mathrm) ?\{ ?E ?\}(?= ?_)")
+
+
 def _lift_named(text: str, calls: list[SpecialCall]) -> str:
     """Hand-written calls (see the module docstring) -> placeholders."""
     text = _OPERATOR_LAMBERT.sub(lambda m: " W" + (m.group(1) or ""), text)
+    text = _OPERATOR_EXPINT.sub(" E", text)
     out, pos = [], 0
     for m in _NAMED.finditer(text):
         if m.start() < pos:

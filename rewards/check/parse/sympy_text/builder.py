@@ -96,7 +96,7 @@ class _Builder:
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.bounds = _Bounds(self.var, max_exponent, MAX_EXPONENT_COEFFICIENT if answer
-                              else MAX_INTEGRAND_EXPONENT_COEFFICIENT)
+                              else MAX_INTEGRAND_EXPONENT_COEFFICIENT, integrand=not answer)
         self.answer = answer
         self.notes = notes
 
@@ -362,7 +362,7 @@ class _Builder:
         if isinstance(node, ast.Call):
             args = [self.build(a) for a in node.args]
             name = node.func.id
-            _check_constant_args(name, args)
+            _check_constant_args(name, args, self.bounds)
             return _check_built(_FUNCTIONS[name][1](self, args), deep=True, bounds=self.bounds)
         raise _fail_syntax(node)  # unreachable after validate(); kept as a backstop
 
@@ -430,7 +430,8 @@ class _Builder:
                 if size > limit:
                     raise ParseFailure("exponent_too_large", "power of a symbolic expression "
                                        f"too large (at most {limit} here)")
-            elif size > MAX_CONSTANT_EXPONENT:
+            elif size > (self.bounds.constant_exponent_limit(exponent) if base is sympy.E
+                          else MAX_CONSTANT_EXPONENT):
                 raise ParseFailure("exponent_too_large",
                                    f"exponent of a constant above {MAX_CONSTANT_EXPONENT}")
             # A power of a sum in the variable is never expanded by SymPy;

@@ -120,10 +120,24 @@ class _Bounds:
     large a power of it may be (answers and integrands differ)."""
 
     def __init__(self, var: sympy.Symbol | None, max_exponent: int,
-                 max_coefficient: int = MAX_EXPONENT_COEFFICIENT) -> None:
+                 max_coefficient: int = MAX_EXPONENT_COEFFICIENT,
+                 integrand: bool = False) -> None:
         self.var = var
         self.max_exponent = max_exponent
         self.max_coefficient = max_coefficient
+        self.integrand = integrand
+
+    def constant_exponent_limit(self, e: sympy.Expr) -> int:
+        """Largest number inside the constant exponent ``e`` of ``exp``.
+
+        ``exp(c*log(a))`` evaluates to ``a**c``, so in general c stays small
+        (MAX_CONSTANT_EXPONENT). An integrand's exponent with no function in
+        it (``exp(1370)``, what SymPy's expand makes of a logistic step at
+        13.7: ``exp(1370)*exp(-100*x)``) is only a number's size, which
+        SymPy never expands: it gets the integrand's coefficient bound."""
+        if self.integrand and not e.atoms(sympy.Function):
+            return self.max_coefficient
+        return MAX_CONSTANT_EXPONENT
 
     def power_limit(self, base: sympy.Expr) -> int:
         """Largest |n| for base**n with a symbolic base."""
@@ -140,7 +154,7 @@ _DEFAULT_BOUNDS = _Bounds(None, MAX_EXPONENT)
 def _check_exponent_atoms(e: sympy.Expr, bounds: _Bounds = _DEFAULT_BOUNDS) -> None:
     # Numbers in a constant exponent make numbers; in a symbolic one
     # (exp(6048*x)) they only scale the variable.
-    limit = bounds.max_coefficient if e.free_symbols else MAX_CONSTANT_EXPONENT
+    limit = bounds.max_coefficient if e.free_symbols else bounds.constant_exponent_limit(e)
     for atom in e.atoms(sympy.Rational):
         if abs(atom) > limit:
             raise ParseFailure(
@@ -218,9 +232,11 @@ def _const_height(expr: sympy.Expr) -> int:
     return 1 + max(_const_height(a) for a in expr.args)
 
 
-def _check_constant_args(name: str, args: list[sympy.Expr]) -> None:
+def _check_constant_args(name: str, args: list[sympy.Expr],
+                         bounds: _Bounds = _DEFAULT_BOUNDS) -> None:
     """Refuse functions of constants that would make SymPy evaluate towers or
-    astronomically large values (see MAX_CONSTANT_HEIGHT)."""
+    astronomically large values (see MAX_CONSTANT_HEIGHT). ``exp`` of a
+    constant is bounded like a constant exponent (:meth:`_Bounds.constant_exponent_limit`)."""
     if name in _ALGEBRAIC:
         return  # sqrt/cbrt/root are rational powers, guarded in _Builder.pow
     if name in _SLOW_CONSTANTS and not any(a.free_symbols for a in args):
@@ -242,6 +258,8 @@ def _check_constant_args(name: str, args: list[sympy.Expr]) -> None:
             )
         if name in _SLOW_GROWTH:
             continue
+        if name == "exp" and a.is_Rational and bounds.integrand:
+            continue            # its size is the exponent's business (exp in the builder)
         if a.is_Rational:
             too_big = abs(a) > MAX_CONSTANT_ARG
         else:

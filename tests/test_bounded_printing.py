@@ -92,5 +92,7 @@ def test_the_reward_scores_them():
     with AntiderivativeReward(workers=1, timeout_s=5) as reward:
         out = reward(prompts=["Integrate"] * 2, completions=completions,
                      completion_ids=[[1, 2]] * 2, integrand=[f for _, f in HUGE_ANSWERS[:2]])
+    # Wrong answers: a reward, never None (not judged), which would pay them
+    # better than 0; not a positive one either.
     assert len(out) == 2
-    assert all(v is None or isinstance(v, float) for v in out)
+    assert all(isinstance(v, float) and v <= 0.0 for v in out), out

@@ -37,7 +37,6 @@ from .outcome import Outcome, completion_text, logged_columns
 from .pool import CheckPool, Job, failure_result
 from .shaping import RewardShaping
 from .trace import TraceWriter, should_trace, trace_record
-from .trl_async import rollout_metrics_sink
 
 logger = logging.getLogger(__name__)
 _LIVE: weakref.WeakSet = weakref.WeakSet()
@@ -194,9 +193,6 @@ class AntiderivativeReward:
         if callable(log_metric):
             for key, value in metrics.items():
                 log_metric(f"{self.__name__}/{key}", value)
-        elif (send := rollout_metrics_sink()) is not None:
-            # TRL's async GRPO passes no log_metric (:mod:`.trl_async`).
-            send({f"{self.__name__}/{key}": value for key, value in metrics.items()})
         log_extra = kwargs.get("log_extra")
         if callable(log_extra):
             # The integrand and variable make TRL's completion log rescorable

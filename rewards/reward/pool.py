@@ -133,25 +133,6 @@ _PARENT_POLL_S = 0.5
 _PARENT_GONE_EXIT_CODE = 3
 
 
-def _allow_worker_processes() -> None:
-    """Let a daemonic process (TRL's async GRPO rollout worker is one, started
-    with ``daemon=True``) start this pool's workers.
-
-    multiprocessing refuses children in a daemonic process ("daemonic
-    processes are not allowed to have children") so that they cannot outlive
-    it when it is terminated. Our workers cannot: each exits as soon as the
-    process that started it is gone (:func:`_watch_parent`). So the refusal
-    is lifted for this process rather than running checks in a thread of it,
-    where no signal timer can stop a slow SymPy call and no memory cap can
-    be set without capping the trainer's own process: the deadlines and the
-    cap stay what they are everywhere else. loky may start a replacement
-    worker at any time from its manager thread, so the flag stays off.
-    """
-    process = multiprocessing.current_process()
-    if process.daemon:
-        process._config["daemon"] = False  # noqa: SLF001 - the flag BaseProcess.start reads
-
-
 def _exit_if_orphaned(parent_pid: int) -> None:
     if os.getppid() != parent_pid:
         # _exit: no atexit hooks or queue flushes, which may wait on the
@@ -377,7 +358,6 @@ class CheckPool:
     def _get_executor(self):
         stale = time.monotonic() - self._last_used > self.idle_timeout_s * 0.8
         if self._executor is None or stale or _unusable(self._executor):
-            _allow_worker_processes()
             self._executor = get_reusable_executor(
                 max_workers=self.workers, timeout=self.idle_timeout_s,
                 initializer=_init_worker, initargs=(self.memory_limit_mb, os.getpid()),

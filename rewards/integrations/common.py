@@ -177,8 +177,7 @@ def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integ
     >>> list(iter_integrands(path))
     [('x**2', 'x'), ('cos(t)', 't')]
     """
-    from ..offline.io import open_input
-    from ..reward.missing import is_blank
+    from ..offline.io import is_missing, open_input
 
     request = (config or RewardConfig()).check_request()
     data = open_input(source, split=split)
@@ -187,10 +186,10 @@ def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integ
     for batch in data.iter_batches(1024):
         for row in batch:
             integrand = row.get(integrand_column)
-            if is_blank(integrand):
+            if is_missing(integrand) or not str(integrand).strip():
                 continue
             integrand = str(integrand).strip()
             variable = row.get(variable_column) if variable_column else None
-            if is_blank(variable):
+            if is_missing(variable) or not str(variable).strip():
                 variable = infer_variable(integrand, request)[0]
             yield integrand, str(variable).strip()

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..check.result import Confidence, Verdict
-from ..reward.missing import is_blank, is_missing
 from ..reward.outcome import logged_columns
 from ..reward.trace import should_trace, trace_record
-from .io import ROW_ERROR_KEY
+from .io import ROW_ERROR_KEY, is_missing
 
 RESULT_COLUMNS = ("reward", "verdict", "confidence", "verdict_stage", "reason",
                   "extracted_answer", "check_ms")
@@ -129,7 +128,10 @@ class ScoredBatch:
 
 def _symbol(value: Any) -> str | None:
     # NaN is truthy: without this a blank CSV cell would become symbol "nan".
-    return None if is_blank(value) else str(value).strip()
+    if is_missing(value):
+        return None
+    text = str(value).strip()
+    return text or None
 
 
 def _merge(row: dict[str, Any], added: dict[str, Any]) -> dict[str, Any]:

@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from ..extras import require
-from ..reward.missing import is_missing
 
 # Marker key on a row that could not be read (a broken JSONL line): scoring
 # turns it into a verdict with a reason instead of stopping the run.
@@ -236,6 +235,24 @@ def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str
             batch = []
     if batch:
         yield batch
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN, pandas NA/NaT: the ways a table says "no value".
+
+    >>> is_missing(None), is_missing(float("nan")), is_missing(""), is_missing("x")
+    (True, True, False, False)
+    """
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    try:  # numpy floating scalars
+        return bool(value != value)  # noqa: PLR0124 - NaN is the only value unequal to itself
+    except Exception:  # noqa: BLE001 - arrays and odd objects are values
+        return False
 
 
 def clean_row(row: dict[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,6 @@ from ..check.result import CheckResult, StageRecord, Verdict
 from .batcher import Batcher
 from .config import RewardConfig
 from .metrics import batch_metrics
-from .missing import is_blank
 from .outcome import Outcome, completion_text, logged_columns
 from .pool import CheckPool, Job, failure_result
 from .shaping import RewardShaping
@@ -51,6 +50,11 @@ def _close_all() -> None:
     # Interpreter exit must not leave checker workers behind.
     for reward in list(_LIVE):
         reward.close()
+
+
+def _missing(value: Any) -> bool:
+    # None, NaN (a blank cell of a pandas-backed column) or blank text.
+    return value is None or value != value or (isinstance(value, str) and not value.strip())
 
 
 class AntiderivativeReward:
@@ -201,7 +205,7 @@ class AntiderivativeReward:
             log_extra(columns["verdict"], [o.verdict for o in outcomes])
             log_extra(columns["extracted_answer"], [o.extracted for o in outcomes])
             log_extra(columns["integrand"],
-                      [None if is_blank(f) else str(f) for f in integrands])
+                      [None if _missing(f) else str(f) for f in integrands])
             log_extra(columns["variable"], [o.symbol for o in outcomes])
         return [o.reward for o in outcomes]
 
@@ -241,7 +245,7 @@ class AntiderivativeReward:
     def _symbol(self, symbol: Any) -> str | None:
         """A row's variable: its own, else the configured one, else ``None``
         (the checker infers it from the integrand)."""
-        return self.config.symbol if is_blank(symbol) else str(symbol).strip()
+        return self.config.symbol if _missing(symbol) else str(symbol).strip()
 
     def _expired(self, completions, integrands, symbols) -> list[Outcome]:
         # A call past its own bound (the batch it waited on ran long): TIMEOUT,
@@ -250,7 +254,7 @@ class AntiderivativeReward:
         outcomes = []
         for integrand, symbol in zip(integrands, symbols, strict=True):
             symbol = self._symbol(symbol)
-            if is_blank(integrand):
+            if _missing(integrand):
                 outcomes.append(Outcome(False, None, None, None, None, symbol))
                 continue
             result = failure_result(Verdict.TIMEOUT, "watchdog", "call_budget", budget_s=budget)
@@ -266,7 +270,7 @@ class AntiderivativeReward:
         for i, (completion, integrand, symbol) in enumerate(
                 zip(completions, integrands, symbols, strict=True)):
             symbol = self._symbol(symbol)
-            if is_blank(integrand):
+            if _missing(integrand):
                 outcomes[i] = Outcome(False, None, None, None, None, symbol)
                 continue
             integrand = str(integrand)
@@ -291,10 +295,8 @@ class AntiderivativeReward:
                 hits[job] = self._cache[job]
         # Jobs of one integrand side by side: a chunk then shares its parsed
         # integrand, and a worker's memo sees F and F + C together.
-        # A row that names its variable and one that leaves it to the checker
-        # (None) sit in one batch: the key orders them, it never compares None.
         misses = sorted((job for job in unique if job not in hits),
-                        key=lambda job: (job.integrand, job.symbol is not None, job.symbol or ""))
+                        key=lambda job: (job.integrand, job.symbol))
         fresh = dict(zip(misses, (r.to_dict() for r in self._pool.run(misses)), strict=True))
         for job, raw in fresh.items():
             # Deadline outcomes depend on load, not on the answer: don't cache.

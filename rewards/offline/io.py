@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..extras import require
+from ..reward.values import is_missing  # noqa: F401 - the one rule, also offline's
 
 # Marker key on a row that could not be read (a broken JSONL line): scoring
 # turns it into a verdict with a reason instead of stopping the run.
@@ -237,33 +238,9 @@ def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str
         yield batch
 
 
-def is_missing(value: Any) -> bool:
-    """None, NaN, pandas NA/NaT: the ways a table says "no value".
-
-    >>> is_missing(None), is_missing(float("nan")), is_missing(""), is_missing("x")
-    (True, True, False, False)
-    """
-    if value is None:
-        return True
-    if isinstance(value, float):
-        return math.isnan(value)
-    if type(value).__name__ in ("NAType", "NaTType"):
-        return True
-    try:  # numpy floating scalars
-        return bool(value != value)  # noqa: PLR0124 - NaN is the only value unequal to itself
-    except Exception:  # noqa: BLE001 - arrays and odd objects are values
-        return False
-
-
 def clean_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row with string keys and ``None`` for missing values (NaN, blank cells)."""
-    return {str(k): (None if _scalar_missing(v) else v) for k, v in row.items()}
-
-
-def _scalar_missing(value: Any) -> bool:
-    if isinstance(value, (list, tuple, dict, str, bytes)):
-        return False
-    return is_missing(value)
+    return {str(k): (None if is_missing(v) else v) for k, v in row.items()}
 
 
 # -- output ------------------------------------------------------------------

@@ -35,6 +35,7 @@ from .metrics import batch_metrics
 from .outcome import Outcome, completion_text, logged_columns
 from .pool import CheckPool, Job, failure_result
 from .shaping import RewardShaping
+from .sinks import send_to_trl_async
 from .trace import TraceWriter, should_trace, trace_record
 from .values import key_text
 
@@ -193,6 +194,8 @@ class AntiderivativeReward:
         if callable(log_metric):
             for key, value in metrics.items():
                 log_metric(f"{self.__name__}/{key}", value)
+        else:  # TRL's async GRPO worker passes none: its own metrics queue, if this is one
+            send_to_trl_async(metrics, self.__name__)
         log_extra = kwargs.get("log_extra")
         if callable(log_extra):
             # The integrand and variable make TRL's completion log rescorable

@@ -158,17 +158,51 @@ def _pick_split(loaded: Any, split: str | None, label: str) -> Any:
     raise InputError(f"{label} has splits {splits}; choose one with --split")
 
 
-def _open_text(path: Path):
+def _open_bytes(path: Path):
     if path.name.lower().endswith(".gz"):
         import gzip
 
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
-    return open(path, encoding="utf-8", errors="replace", newline="")
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+class _StrictText:
+    """A text file that must be UTF-8: a bad byte is an :class:`InputError`
+    naming the file, not a U+FFFD in a completion (the server answers such a
+    body with 400 too)."""
+
+    def __init__(self, path: Path) -> None:
+        import io
+
+        self.path = path
+        self._handle = io.TextIOWrapper(_open_bytes(path), encoding="utf-8", newline="")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._handle.close()
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            yield from self._handle
+        except UnicodeDecodeError as exc:
+            raise InputError(_not_utf8(self.path, exc)) from None
+
+
+def _not_utf8(path: Path, exc: UnicodeDecodeError, line: int | None = None) -> str:
+    where = f"line {line}" if line is not None else "the file"
+    return (f"{path.name}: {where} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+            f"offset {exc.start}); re-encode it (e.g. iconv -f latin1 -t utf-8)")
+
+
+def _open_text(path: Path) -> _StrictText:
+    return _StrictText(path)
 
 
 def _count_lines(path: Path) -> int:
     count = 0
-    with _open_text(path) as handle:
+    with _open_bytes(path) as handle:
         for line in handle:
             if line.strip():
                 count += 1
@@ -178,8 +212,12 @@ def _count_lines(path: Path) -> int:
 def _jsonl_columns(path: Path) -> list[str]:
     # Columns seen in the first rows: enough to check the flags early.
     names: dict[str, None] = {}
-    with _open_text(path) as handle:
+    with _open_bytes(path) as handle:
         for i, line in enumerate(handle):
+            if i == 0 and line.lstrip().startswith(b"["):
+                raise InputError(
+                    f"{path.name} is a JSON array, not JSON Lines (one object per line): "
+                    f"convert it, e.g. jq -c '.[]' {path.name} > rows.jsonl")
             if i >= 100:
                 break
             with contextlib.suppress(ValueError):
@@ -190,8 +228,15 @@ def _jsonl_columns(path: Path) -> list[str]:
 
 
 def _iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with _open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
+    # Line by line from bytes: a line that is not UTF-8 is that row's error
+    # (counted as invalid_row, like broken JSON), never text with U+FFFD.
+    with _open_bytes(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield {ROW_ERROR_KEY: _not_utf8(path, exc, number)}
+                continue
             if not line.strip():
                 continue
             try:

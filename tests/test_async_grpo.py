@@ -13,12 +13,13 @@ import asyncio
 import queue
 import time
 
+import psutil
 import pytest
 
 arw = pytest.importorskip("trl.experimental.async_grpo.async_rollout_worker")
 
 from rewards import AntiderivativeReward  # noqa: E402
-from tests.support import HANG_GUARD_S  # noqa: E402
+from tests.support import HANG_GUARD_S, eventually  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -45,6 +46,13 @@ class FixedCompletionsLoop(arw._AsyncRolloutLoop):
             env_rewards=[None] * n, rollout_rewards=[None] * n)
         for sample in asyncio.run(self._score_group(group)):
             self.rollout_buffer.put(sample)
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 @pytest.fixture
@@ -78,6 +86,7 @@ def test_reward_scores_in_trls_daemonic_rollout_worker(tokenizer_dir, monkeypatc
     try:
         assert worker._process.daemon  # as TRL starts it
         samples = [worker.rollout_buffer.get(timeout=HANG_GUARD_S) for _ in COMPLETIONS]
+        checker_workers = psutil.Process(worker._process.pid).children(recursive=True)
         # The reward's metrics reach the queue the trainer drains into its logs.
         deadline, metrics = time.monotonic() + HANG_GUARD_S, {}
         while "antiderivative_reward/frac_correct" not in metrics \
@@ -88,6 +97,9 @@ def test_reward_scores_in_trls_daemonic_rollout_worker(tokenizer_dir, monkeypatc
                 pass
     finally:
         worker.stop()
+    # The checker workers the daemonic child started end with it.
+    assert checker_workers
+    assert eventually(lambda: not any(_alive(p) for p in checker_workers))
     rewards = [s.metrics["rewards/antiderivative_reward"] for s in samples]
     assert rewards == [1.0, 0.0, -0.2, 1.0]
     assert metrics["antiderivative_reward/frac_correct"] == 0.5

@@ -314,8 +314,10 @@ def teach_answer_format(model, tokenizer, *, steps: int = 150, seed: int = 0) ->
 
     A few seconds of Adam on the :data:`ANSWER_PAIRS` prompts, loss on the
     answer tokens only. The tiny model learns the format long before it
-    learns which answer goes with which integrand, so its samples mix right,
-    wrong and broken boxes: every verdict a reward can give.
+    learns which answer goes with which integrand, so its samples are
+    broken and wrong boxes (a right one is rare: none in the 3 steps of
+    ``train_grpo.py --tiny``): the reward's parse and check paths, not a
+    signal to learn from.
     """
     pairs = [(integrand, f"\\boxed{{{answer}}}") for integrand, answer in ANSWER_PAIRS]
     supervise(model, tokenizer, pairs, steps=steps, seed=seed, lr=3e-3)

@@ -129,6 +129,7 @@ def build_dataset(
     tokenizer: Any = None,
     max_prompt_tokens: int | None = None,
     seed: int = 0,
+    raw: Any = None,
 ):
     """Return a ``datasets.Dataset`` ready for ``GRPOTrainer``.
 
@@ -140,8 +141,9 @@ def build_dataset(
     takes a shuffled subset. If ``tokenizer`` and ``max_prompt_tokens`` are given,
     prompts longer than that after the chat template are dropped (trl 1.16's
     ``GRPOConfig`` has no ``max_prompt_length``; prompts are never truncated).
+    ``raw``: ``dataset`` already loaded with :func:`load_raw_dataset`.
     """
-    ds = load_raw_dataset(dataset, split)
+    ds = raw if raw is not None else load_raw_dataset(dataset, split)
     missing = [c for c in (integrand_column, symbol_column) if c and c not in ds.column_names]
     if missing:
         raise ValueError(f"column(s) {missing} not in dataset {dataset!r}; columns are {ds.column_names}")
@@ -347,6 +349,13 @@ def main(argv: Sequence[str] | None = None, *, reward_funcs: Sequence[Callable] 
         overrides={"max_steps": args.max_steps, "output_dir": args.output_dir, "seed": args.seed},
     )
 
+    # Load the rows before building or loading any model: a Hub dataset
+    # offline must fail at once, not after the model is built.
+    try:
+        raw = load_raw_dataset(args.dataset, args.split)
+    except DatasetUnavailable as exc:
+        raise SystemExit(f"train_grpo: {exc}") from None
+
     if args.tiny:
         model = prepare_tiny_model(Path(grpo_args.output_dir) / "tiny-model", seed=grpo_args.seed)
         logger.info("built tiny model in %s", model)
@@ -371,6 +380,7 @@ def main(argv: Sequence[str] | None = None, *, reward_funcs: Sequence[Callable] 
             tokenizer=tokenizer,
             max_prompt_tokens=args.max_prompt_tokens,
             seed=grpo_args.seed,
+            raw=raw,
         )
     except DatasetUnavailable as exc:
         raise SystemExit(f"train_grpo: {exc}") from None

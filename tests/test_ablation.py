@@ -167,3 +167,19 @@ def test_score_then_ablate_from_the_command_line(tmp_path, capsys):
     # Even groups answer identically (all correct): 5 of 10 groups are flat.
     assert float(rows_csv["default"]["zero_variance_group_frac"]) == pytest.approx(0.5)
     assert (out_dir / "zero_variance_groups.png").exists()
+
+
+@pytest.mark.parametrize(("counts", "log"), [([500, 3, 1], True), ([40, 30, 12], False), ([], False)])
+def test_a_reward_histogram_panel_says_when_its_axis_is_log(counts, log):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from rewards.offline.ablation import _log_scale_if_skewed
+
+    fig, ax = plt.subplots()
+    try:
+        assert _log_scale_if_skewed(ax, counts) is log
+        assert ax.get_yscale() == ("log" if log else "linear")
+    finally:
+        plt.close(fig)

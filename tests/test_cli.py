@@ -208,3 +208,57 @@ def test_ablate_without_matplotlib_writes_the_report_and_says_which_extra(
                                                "rank_agreement.csv"}
     assert "plots skipped" in (out / "report.md").read_text()
     assert "3 rows, presets: default, binary" in captured.out
+
+
+# -- arguments and inputs a new user gets wrong (issue 28) ---------------------------------
+@pytest.mark.parametrize("args", [
+    ("explain", "--candidate", "x", "--integrand", "1", "--timeout", "0"),
+    ("explain", "--candidate", "x", "--integrand", "1", "--timeout", "-1"),
+    ("score", "in.jsonl", "-o", "out.jsonl", "--limit", "-5"),
+    ("score", "in.jsonl", "-o", "out.jsonl", "--batch-size", "0"),
+    ("score", "in.jsonl", "-o", "out.jsonl", "--workers", "0"),
+    ("score", "in.jsonl", "-o", "out.jsonl", "--timeout", "nan"),
+])
+def test_values_that_would_do_nothing_or_crash_are_usage_errors(args, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(list(args))
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: argument" in err and "Traceback" not in err
+
+
+def test_a_json_array_file_is_named_as_such(tmp_path, capsys):
+    src = tmp_path / "rows.json"
+    src.write_text(json.dumps([{"integrand": "x", "completion": r"\boxed{x^2/2}"}]))
+    assert run_cli("score", str(src), "-o", str(tmp_path / "out.jsonl")) == 2
+    assert "is a JSON array, not JSON Lines" in capsys.readouterr().err
+
+
+def test_non_utf8_lines_are_row_errors_not_replacement_characters(tmp_path, capsys):
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_bytes(json.dumps({"integrand": "", "completion": "ok"}).encode() + b"\n"
+                    + b'{"integrand": "", "completion": "caf\xe9"}\n')
+    assert run_cli("score", str(src), "-o", str(out)) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["reason"] for r in rows] == ["integrand_missing", "invalid_row"]
+    assert "line 2 is not UTF-8" in rows[1]["row_error"] and "\ufffd" not in out.read_text()
+
+
+def test_non_utf8_csv_fails_with_the_file_named(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    src.write_bytes(b"integrand,completion\nx,caf\xe9\n")
+    assert run_cli("score", str(src), "-o", str(tmp_path / "out.jsonl")) == 2
+    assert "in.csv: the file is not UTF-8 text" in capsys.readouterr().err
+
+
+def test_resume_reads_the_columns_from_the_meta_file(tmp_path, capsys):
+    rows = [{"f": "", "answer": "no idea", "var": "t"}, {"f": "", "answer": "pass", "var": ""}]
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    flags = ("--completion-column", "answer", "--integrand-column", "f",
+             "--symbol-column", "var")
+    assert run_cli("score", str(src), "-o", str(out), "--limit", "1", *flags) == 0
+    assert run_cli("score", str(src), "-o", str(out), "--resume") == 0
+    got = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["source_row"] for r in got] == [0, 1]
+    assert json.loads((tmp_path / "out.jsonl.meta.json").read_text())["columns"]["symbol"] == "var"

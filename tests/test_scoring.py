@@ -374,7 +374,9 @@ def test_existing_output_needs_resume_or_overwrite(jsonl_input, tmp_path):
 @pytest.mark.parametrize(("change", "key"), [
     ({"config": "binary"}, "shaping (default -> binary)"),
     ({"completion_column": "kind"}, "completion_column ('completion' -> 'kind')"),
-    ({"symbol_column": None}, "symbol_column ('variable' -> None)"),
+    # Another symbol column is refused; none given reads the recorded one
+    # back (test_resume_without_column_flags_reads_them_from_the_sidecar).
+    ({"symbol_column": "kind"}, "symbol_column ('variable' -> 'kind')"),
     ({"answer_syntax": "latex"}, "answer_syntax ('auto' -> 'latex')"),
     ({"answer_fallback": True}, "math_fallback (False -> True)"),
 ])
@@ -392,6 +394,18 @@ def test_resume_under_other_settings_is_refused_and_touches_nothing(jsonl_input,
     message = str(error.value)
     assert "\n" not in message and key in message and "--overwrite" in message
     assert (out.read_bytes(), meta_path(out).read_bytes()) == before
+
+
+@pytest.mark.slow
+def test_resume_without_column_flags_reads_them_from_the_sidecar(jsonl_input, tmp_path):
+    out = tmp_path / "out.jsonl"
+    first = options(jsonl_input, out, limit=10)
+    run_score(first)
+    assert first.symbol_column == "variable"
+    summary = run_score(options(jsonl_input, out, resume=True, completion_column=None,
+                                symbol_column=None))
+    assert summary.skipped == 10 and summary.rows == 40
+    assert_verdicts(read_output(out))
 
 
 @pytest.mark.slow

@@ -214,3 +214,31 @@ def test_only_the_designated_handlers_catch_the_time_limit():
                         and not _reraises(node):
                     found.add((path.relative_to(PACKAGE).as_posix(), func.name))
     assert found <= CATCHERS, sorted(found - CATCHERS)
+
+
+class _Collected:
+    pass
+
+
+def _busy_callback(_ref) -> None:
+    # A weakref callback (as WeakSet._remove is) that is still running when
+    # the limit fires: Python cannot raise out of it.
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        pass
+
+
+def test_a_limit_that_lands_in_a_gc_callback_is_delivered_after_it(capsys):
+    import sys
+    import weakref
+
+    hook = sys.unraisablehook
+    with pytest.raises(StepTimeout):
+        with time_limit(0.05):
+            obj = _Collected()
+            ref = weakref.ref(obj, _busy_callback)
+            del obj  # the callback runs here, and the limit fires inside it
+            time.sleep(2.0)  # without re-delivery the block would run to its end
+    assert ref() is None
+    assert "Exception ignored" not in capsys.readouterr().err
+    assert sys.unraisablehook is hook

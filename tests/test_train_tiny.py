@@ -137,3 +137,17 @@ def test_tiny_grpo_training_calls_reward_with_expected_kwargs(train_grpo, datase
     assert tables, "log_completions should write parquet tables"
     table = pd.read_parquet(tables[-1])
     assert {"prompt", "completion", "stand_in_reward", "stand_in_tag", "advantage"} <= set(table.columns)
+
+
+def test_an_unreachable_dataset_fails_before_any_model_is_built(train_grpo, tmp_path,
+                                                                monkeypatch):
+    # Offline, a Hub name cannot load; that must be said before the tiny
+    # model is built (or a real one loaded), not after.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    built = []
+    monkeypatch.setattr(train_grpo, "prepare_tiny_model", lambda *a, **k: built.append(a))
+    with pytest.raises(SystemExit, match="could not load"):
+        train_grpo.main(["--tiny", "--dataset", "no-such-owner/no-such-dataset",
+                         "--output-dir", str(tmp_path / "out")])
+    assert built == []

@@ -25,8 +25,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output-dir", required=True)
     parser.add_argument("--integrand-column", default="integrand",
                         help="integrand in SymPy syntax (chenpanli/integrals: integrand)")
-    parser.add_argument("--variable-column", default="variable",
-                        help="integration variable per row, if the input has it (else x)")
+    # --symbol-column as in `python -m rewards score`; --variable-column, the
+    # name this script had first, still works.
+    parser.add_argument("--symbol-column", "--variable-column", dest="variable_column", metavar="COLUMN",
+                        default="variable",
+                        help="integration variable per row, if the input has it (else the "
+                             "integrand's own, as the reward infers it)")
     parser.add_argument("--val-size", type=int, default=0,
                         help="rows held out as test.parquet (drawn at random)")
     parser.add_argument("--seed", type=int, default=0)

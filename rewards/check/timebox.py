@@ -11,6 +11,7 @@ reward executor is the hard bound in every case.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -67,6 +68,24 @@ def _raise_step_timeout(signum, frame):  # noqa: ARG001 - signal handler signatu
     raise StepTimeout("time limit")
 
 
+# Re-delivery of a time limit that landed where Python cannot raise: in a
+# garbage-collection or weakref callback (``WeakSet._remove``) or a
+# ``__del__``, the StepTimeout is printed as "Exception ignored" and dropped,
+# and the step would run on unbounded. Python hands every such exception to
+# ``sys.unraisablehook``; while a limit is armed, ours re-arms the timer, so
+# the limit fires again as soon as the callback has returned.
+_REDELIVER_S = 1e-4
+
+
+def _redelivering(previous):
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, StepTimeout):
+            signal.setitimer(signal.ITIMER_REAL, _REDELIVER_S)
+            return
+        previous(unraisable)
+    return hook
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[bool]:
     """Interrupt the block with :class:`StepTimeout` after ``seconds``.
@@ -90,6 +109,8 @@ def time_limit(seconds: float) -> Iterator[bool]:
         yield False
         return
     previous_handler = signal.signal(signal.SIGALRM, _raise_step_timeout)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _redelivering(previous_hook)
     outer_remaining, _ = signal.getitimer(signal.ITIMER_REAL)
     started = time.monotonic()
     limit = seconds if outer_remaining <= 0 else min(seconds, outer_remaining)
@@ -98,6 +119,7 @@ def time_limit(seconds: float) -> Iterator[bool]:
         yield True
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.unraisablehook = previous_hook
         signal.signal(signal.SIGALRM, previous_handler)
         if outer_remaining > 0:
             left = outer_remaining - (time.monotonic() - started)

@@ -5,7 +5,7 @@ import argparse
 import json
 
 from ..reward.config import RewardConfig
-from .help import DefaultsFormatter
+from .help import DefaultsFormatter, positive_float
 
 # The reward's own defaults: explain shows what training would decide.
 _REWARD = RewardConfig
@@ -58,7 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--symbol", default=_REWARD.symbol,
                         help="the integration variable (default: as the reward infers it: the "
                              "integrand's only free symbol; with several, x)")
-    parser.add_argument("--timeout", type=float, default=_REWARD.timeout_s,
+    parser.add_argument("--timeout", type=positive_float, default=_REWARD.timeout_s,
                         help="seconds for the whole check (default: the reward's, "
                              f"{_REWARD.timeout_s:g})")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .help import DefaultsFormatter
+from .help import DefaultsFormatter, non_negative_int, positive_float, positive_int
 
 EXIT_SETUP = 2
 EXIT_INTERRUPTED = 130
@@ -97,9 +97,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                           help="a reward YAML (like configs/reward/default.yaml), a shaping "
                                "YAML (like rewards/reward/presets/*.yaml) or a preset name: "
                                f"{', '.join(available_presets())} (default: default)")
-    checking.add_argument("--workers", type=int, default=None,
+    checking.add_argument("--workers", type=positive_int, default=None,
                           help="checker processes (local) or actors (ray); default: all CPUs")
-    checking.add_argument("--timeout", type=float, default=None,
+    checking.add_argument("--timeout", type=positive_float, default=None,
                           help=f"seconds per check (default: the config's, "
                                f"{RewardConfig().timeout_s:g})")
     checking.add_argument("--answer-fallback", action="store_const", const=True, default=None,
@@ -108,13 +108,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     checking.add_argument("--answer-syntax", default=None, choices=["auto", "latex", "sympy"],
                           help="syntax of the extracted answer (default: auto)")
     run = score.add_argument_group("run")
-    run.add_argument("--batch-size", type=int, default=256,
+    run.add_argument("--batch-size", type=positive_int, default=256,
                      help="rows checked together and written at once")
     run.add_argument("--resume", action="store_true",
                      help="skip rows already in OUTPUT and append the rest; refused (exit 2) "
                           "if a setting that decides rewards differs from OUTPUT.meta.json")
     run.add_argument("--overwrite", action="store_true", help="replace an existing OUTPUT")
-    run.add_argument("--limit", type=int, default=None, help="score only the first N rows")
+    run.add_argument("--limit", type=non_negative_int, default=None, help="score only the first N rows")
     run.add_argument("--split", default=None, help="split of a datasets folder / hub dataset")
     run.add_argument("--backend", default="local", choices=["local", "ray"],
                      help="where checks run: worker processes here, or Ray actors")

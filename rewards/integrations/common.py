@@ -25,6 +25,7 @@ from ..check import infer_variable
 from ..check.result import Confidence, Verdict
 from ..reward import AntiderivativeReward, Outcome, RewardConfig
 from ..reward.shaping import OutcomeClass, classify
+from ..reward.values import key_text
 
 logger = logging.getLogger("rewards.integrations")
 
@@ -177,7 +178,7 @@ def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integ
     >>> list(iter_integrands(path))
     [('x**2', 'x'), ('cos(t)', 't')]
     """
-    from ..offline.io import is_missing, open_input
+    from ..offline.io import open_input
 
     request = (config or RewardConfig()).check_request()
     data = open_input(source, split=split)
@@ -185,11 +186,8 @@ def iter_integrands(source: str | os.PathLike, *, integrand_column: str = "integ
         raise ValueError(f"{source}: no column {integrand_column!r}; columns: {data.columns}")
     for batch in data.iter_batches(1024):
         for row in batch:
-            integrand = row.get(integrand_column)
-            if is_missing(integrand) or not str(integrand).strip():
+            integrand = key_text(row.get(integrand_column))
+            if integrand is None:
                 continue
-            integrand = str(integrand).strip()
-            variable = row.get(variable_column) if variable_column else None
-            if is_missing(variable) or not str(variable).strip():
-                variable = infer_variable(integrand, request)[0]
-            yield integrand, str(variable).strip()
+            variable = key_text(row.get(variable_column)) if variable_column else None
+            yield integrand, variable or infer_variable(integrand, request)[0]

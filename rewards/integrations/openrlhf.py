@@ -41,6 +41,7 @@ from rewards.integrations.common import (
     shared_reward,
 )
 from rewards.reward import AntiderivativeReward
+from rewards.reward.values import key_text
 
 # A prompt left-truncated to fit max_len (OpenRLHF cuts prompt tokens from the
 # left) or re-decoded with a BOS token still ends with its last characters.
@@ -78,8 +79,7 @@ def split_label(label: Any) -> tuple[Any, str | None]:
     (('x**2', None), ('cos(t)', 't'))
     """
     if isinstance(label, dict):
-        variable = label.get(VARIABLE_KEY)
-        return label.get(INTEGRAND_KEY), None if variable is None else str(variable)
+        return label.get(INTEGRAND_KEY), key_text(label.get(VARIABLE_KEY))
     return label, None
 
 

@@ -54,6 +54,7 @@ from rewards.integrations.common import (
     sample_scores,
     shared_reward,
 )
+from rewards.reward.values import key_text
 
 logger = logging.getLogger("rewards.integrations")
 
@@ -75,10 +76,9 @@ def _record(score: SampleScore) -> dict[str, Any]:
 
 
 def _variable(extra_info: Any) -> str | None:
-    if isinstance(extra_info, dict):
-        value = extra_info.get(VARIABLE_KEY)
-        return None if value is None else str(value)
-    return None
+    # extra_info may be None, or a dict whose variable is None, NaN or "" (a
+    # parquet column with some rows empty): the reward's rule then applies.
+    return key_text(extra_info.get(VARIABLE_KEY)) if isinstance(extra_info, dict) else None
 
 
 def judged_sources(integral_sources: str | Iterable[Any] | None) -> frozenset[str]:

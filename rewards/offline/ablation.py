@@ -319,8 +319,9 @@ def write_plots(report: AblationReport, out_dir: Path) -> list[Path]:
         values = sorted(counts)
         bars = ax.bar(values, [counts[v] for v in values], width=0.06, color="tab:blue")
         ax.bar_label(bars, fontsize=7)
-        _log_scale_if_skewed(ax, list(counts.values()))
-        ax.set_ylabel("rows")
+        log = _log_scale_if_skewed(ax, list(counts.values()))
+        # Panels choose their scale one by one: each says which it has.
+        ax.set_ylabel("rows (log scale)" if log else "rows")
         ax.set_title(f"{preset.name}: mean {_fmt(preset.mean, 3)}, std {_fmt(preset.std, 3)}, "
                      f"no-gradient {preset.no_gradient}", fontsize=9)
     axes[-1, 0].set_xlabel("reward")
@@ -368,11 +369,13 @@ def write_plots(report: AblationReport, out_dir: Path) -> list[Path]:
     return written
 
 
-def _log_scale_if_skewed(ax: Any, counts: list[int]) -> None:
+def _log_scale_if_skewed(ax: Any, counts: list[int]) -> bool:
     # One dominant outcome (every answer wrong, say) would flatten the other
-    # bars to nothing on a linear axis.
+    # bars to nothing on a linear axis. Returns whether the axis is now log.
     if counts and max(counts) > 20 * max(1, min(counts)):
         ax.set_yscale("log")
+        return True
+    return False
 
 
 def render_markdown(report: AblationReport, plots: list[Path]) -> str:

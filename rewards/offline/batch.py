@@ -20,7 +20,8 @@ from typing import Any
 from ..check.result import Confidence, Verdict
 from ..reward.outcome import logged_columns
 from ..reward.trace import should_trace, trace_record
-from .io import ROW_ERROR_KEY, is_missing
+from ..reward.values import is_missing
+from .io import ROW_ERROR_KEY
 
 RESULT_COLUMNS = ("reward", "verdict", "confidence", "verdict_stage", "reason",
                   "extracted_answer", "check_ms")
@@ -126,14 +127,6 @@ class ScoredBatch:
     cached: int = 0
 
 
-def _symbol(value: Any) -> str | None:
-    # NaN is truthy: without this a blank CSV cell would become symbol "nan".
-    if is_missing(value):
-        return None
-    text = str(value).strip()
-    return text or None
-
-
 def _merge(row: dict[str, Any], added: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in row.items():
@@ -160,7 +153,7 @@ def score_batch(reward: Any, rows: list[dict[str, Any]], columns: Columns, *,
     outcomes = reward.score(
         [rows[i].get(columns.completion) for i in readable],
         [rows[i].get(columns.integrand) for i in readable],
-        [_symbol(rows[i].get(columns.symbol)) if columns.symbol else None for i in readable])
+        [rows[i].get(columns.symbol) if columns.symbol else None for i in readable])
     by_row = dict(zip(readable, outcomes, strict=True))
 
     batch = ScoredBatch(rows=[])

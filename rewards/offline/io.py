@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..extras import require
+from ..reward.values import is_missing  # noqa: F401 - the one rule, also offline's
 
 # Marker key on a row that could not be read (a broken JSONL line): scoring
 # turns it into a verdict with a reason instead of stopping the run.
@@ -157,17 +158,51 @@ def _pick_split(loaded: Any, split: str | None, label: str) -> Any:
     raise InputError(f"{label} has splits {splits}; choose one with --split")
 
 
-def _open_text(path: Path):
+def _open_bytes(path: Path):
     if path.name.lower().endswith(".gz"):
         import gzip
 
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
-    return open(path, encoding="utf-8", errors="replace", newline="")
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+class _StrictText:
+    """A text file that must be UTF-8: a bad byte is an :class:`InputError`
+    naming the file, not a U+FFFD in a completion (the server answers such a
+    body with 400 too)."""
+
+    def __init__(self, path: Path) -> None:
+        import io
+
+        self.path = path
+        self._handle = io.TextIOWrapper(_open_bytes(path), encoding="utf-8", newline="")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._handle.close()
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            yield from self._handle
+        except UnicodeDecodeError as exc:
+            raise InputError(_not_utf8(self.path, exc)) from None
+
+
+def _not_utf8(path: Path, exc: UnicodeDecodeError, line: int | None = None) -> str:
+    where = f"line {line}" if line is not None else "the file"
+    return (f"{path.name}: {where} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+            f"offset {exc.start}); re-encode it (e.g. iconv -f latin1 -t utf-8)")
+
+
+def _open_text(path: Path) -> _StrictText:
+    return _StrictText(path)
 
 
 def _count_lines(path: Path) -> int:
     count = 0
-    with _open_text(path) as handle:
+    with _open_bytes(path) as handle:
         for line in handle:
             if line.strip():
                 count += 1
@@ -177,8 +212,12 @@ def _count_lines(path: Path) -> int:
 def _jsonl_columns(path: Path) -> list[str]:
     # Columns seen in the first rows: enough to check the flags early.
     names: dict[str, None] = {}
-    with _open_text(path) as handle:
+    with _open_bytes(path) as handle:
         for i, line in enumerate(handle):
+            if i == 0 and line.lstrip().startswith(b"["):
+                raise InputError(
+                    f"{path.name} is a JSON array, not JSON Lines (one object per line): "
+                    f"convert it, e.g. jq -c '.[]' {path.name} > rows.jsonl")
             if i >= 100:
                 break
             with contextlib.suppress(ValueError):
@@ -189,8 +228,15 @@ def _jsonl_columns(path: Path) -> list[str]:
 
 
 def _iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with _open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
+    # Line by line from bytes: a line that is not UTF-8 is that row's error
+    # (counted as invalid_row, like broken JSON), never text with U+FFFD.
+    with _open_bytes(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield {ROW_ERROR_KEY: _not_utf8(path, exc, number)}
+                continue
             if not line.strip():
                 continue
             try:
@@ -237,33 +283,9 @@ def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str
         yield batch
 
 
-def is_missing(value: Any) -> bool:
-    """None, NaN, pandas NA/NaT: the ways a table says "no value".
-
-    >>> is_missing(None), is_missing(float("nan")), is_missing(""), is_missing("x")
-    (True, True, False, False)
-    """
-    if value is None:
-        return True
-    if isinstance(value, float):
-        return math.isnan(value)
-    if type(value).__name__ in ("NAType", "NaTType"):
-        return True
-    try:  # numpy floating scalars
-        return bool(value != value)  # noqa: PLR0124 - NaN is the only value unequal to itself
-    except Exception:  # noqa: BLE001 - arrays and odd objects are values
-        return False
-
-
 def clean_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row with string keys and ``None`` for missing values (NaN, blank cells)."""
-    return {str(k): (None if _scalar_missing(v) else v) for k, v in row.items()}
-
-
-def _scalar_missing(value: Any) -> bool:
-    if isinstance(value, (list, tuple, dict, str, bytes)):
-        return False
-    return is_missing(value)
+    return {str(k): (None if is_missing(v) else v) for k, v in row.items()}
 
 
 # -- output ------------------------------------------------------------------

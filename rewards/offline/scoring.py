@@ -14,7 +14,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -419,6 +419,25 @@ def _score_nothing(options: ScoreOptions, output: Path, stream: Any) -> ScoreSum
     return summary
 
 
+_RECORDED_COLUMNS = {"completion": "completion_column", "integrand": "integrand_column",
+                     "symbol": "symbol_column", "group": "group_column"}
+
+
+def with_recorded_columns(options: ScoreOptions, output: Path) -> ScoreOptions:
+    """``--resume`` without the column flags: the columns the earlier run
+    recorded in its ``.meta.json``; a flag given again wins (and a different
+    one is then refused by :func:`check_resumable`, as any changed setting)."""
+    try:
+        recorded = json.loads(meta_path(output).read_text(encoding="utf-8")).get("columns")
+    except (OSError, ValueError, AttributeError):
+        return options  # check_resumable says what is wrong with the sidecar
+    if not isinstance(recorded, dict):
+        return options
+    filled = {field: recorded[key] for key, field in _RECORDED_COLUMNS.items()
+              if getattr(options, field) is None and recorded.get(key) is not None}
+    return replace(options, **filled) if filled else options
+
+
 def run_score(options: ScoreOptions, *, stream: Any = None) -> ScoreSummary:
     """Score ``options.input`` into ``options.output``; returns the summary
     (also printed to ``stream``, stdout by default). Ctrl-C stops after
@@ -426,6 +445,8 @@ def run_score(options: ScoreOptions, *, stream: Any = None) -> ScoreSummary:
     """
     stream = sys.stdout if stream is None else stream
     output = Path(options.output)
+    if options.resume:
+        options = with_recorded_columns(options, output)
     if output.exists() and not (options.resume or options.overwrite):
         raise ScoringError(f"{output} exists: pass --resume to continue it or --overwrite "
                            f"to replace it")

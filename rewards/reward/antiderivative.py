@@ -35,7 +35,9 @@ from .metrics import batch_metrics
 from .outcome import Outcome, completion_text, logged_columns
 from .pool import CheckPool, Job, failure_result
 from .shaping import RewardShaping
+from .sinks import send_to_trl_async
 from .trace import TraceWriter, should_trace, trace_record
+from .values import key_text
 
 logger = logging.getLogger(__name__)
 _LIVE: weakref.WeakSet = weakref.WeakSet()
@@ -50,11 +52,6 @@ def _close_all() -> None:
     # Interpreter exit must not leave checker workers behind.
     for reward in list(_LIVE):
         reward.close()
-
-
-def _missing(value: Any) -> bool:
-    # None, NaN (a blank cell of a pandas-backed column) or blank text.
-    return value is None or value != value or (isinstance(value, str) and not value.strip())
 
 
 class AntiderivativeReward:
@@ -197,6 +194,8 @@ class AntiderivativeReward:
         if callable(log_metric):
             for key, value in metrics.items():
                 log_metric(f"{self.__name__}/{key}", value)
+        else:  # TRL's async GRPO worker passes none: its own metrics queue, if this is one
+            send_to_trl_async(metrics, self.__name__)
         log_extra = kwargs.get("log_extra")
         if callable(log_extra):
             # The integrand and variable make TRL's completion log rescorable
@@ -205,7 +204,7 @@ class AntiderivativeReward:
             log_extra(columns["verdict"], [o.verdict for o in outcomes])
             log_extra(columns["extracted_answer"], [o.extracted for o in outcomes])
             log_extra(columns["integrand"],
-                      [None if _missing(f) else str(f) for f in integrands])
+                      [key_text(f) for f in integrands])
             log_extra(columns["variable"], [o.symbol for o in outcomes])
         return [o.reward for o in outcomes]
 
@@ -245,7 +244,7 @@ class AntiderivativeReward:
     def _symbol(self, symbol: Any) -> str | None:
         """A row's variable: its own, else the configured one, else ``None``
         (the checker infers it from the integrand)."""
-        return self.config.symbol if _missing(symbol) else str(symbol).strip()
+        return key_text(symbol) or self.config.symbol
 
     def _expired(self, completions, integrands, symbols) -> list[Outcome]:
         # A call past its own bound (the batch it waited on ran long): TIMEOUT,
@@ -253,8 +252,8 @@ class AntiderivativeReward:
         budget = round(self._pool.call_budget(len(completions)), 1)
         outcomes = []
         for integrand, symbol in zip(integrands, symbols, strict=True):
-            symbol = self._symbol(symbol)
-            if _missing(integrand):
+            symbol, integrand = self._symbol(symbol), key_text(integrand)
+            if integrand is None:
                 outcomes.append(Outcome(False, None, None, None, None, symbol))
                 continue
             result = failure_result(Verdict.TIMEOUT, "watchdog", "call_budget", budget_s=budget)
@@ -269,11 +268,10 @@ class AntiderivativeReward:
         answers: dict[int, str] = {}
         for i, (completion, integrand, symbol) in enumerate(
                 zip(completions, integrands, symbols, strict=True)):
-            symbol = self._symbol(symbol)
-            if _missing(integrand):
+            symbol, integrand = self._symbol(symbol), key_text(integrand)
+            if integrand is None:
                 outcomes[i] = Outcome(False, None, None, None, None, symbol)
                 continue
-            integrand = str(integrand)
             extracted = extract_stage(completion_text(completion), self._request.answer_policy)
             if isinstance(extracted, CheckResult):
                 outcomes[i] = self._outcome(extracted, None, integrand, symbol)
@@ -294,9 +292,10 @@ class AntiderivativeReward:
                 self._cache.move_to_end(job)
                 hits[job] = self._cache[job]
         # Jobs of one integrand side by side: a chunk then shares its parsed
-        # integrand, and a worker's memo sees F and F + C together.
+        # integrand, and a worker's memo sees F and F + C together. A row
+        # without a variable (None: inferred by the checker) sorts before named ones.
         misses = sorted((job for job in unique if job not in hits),
-                        key=lambda job: (job.integrand, job.symbol))
+                        key=lambda job: (job.integrand, job.symbol is not None, job.symbol or ""))
         fresh = dict(zip(misses, (r.to_dict() for r in self._pool.run(misses)), strict=True))
         for job, raw in fresh.items():
             # Deadline outcomes depend on load, not on the answer: don't cache.

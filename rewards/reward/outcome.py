@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..check.result import CheckResult
+from .values import is_missing
 
 
 @dataclass
@@ -52,8 +53,10 @@ def completion_text(completion: Any) -> str | None:
     >>> completion_text([{"role": "assistant", "content": "so \\\\boxed{x}"}])
     'so \\\\boxed{x}'
     """
-    if completion is None or isinstance(completion, str):
+    if isinstance(completion, str):
         return completion
+    if is_missing(completion):  # None, or a NaN/NA cell: no text at all
+        return None
     if isinstance(completion, dict):
         completion = [completion]
     if isinstance(completion, (list, tuple)):

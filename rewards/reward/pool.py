@@ -18,7 +18,9 @@ gets CHECKER_ERROR.
 """
 from __future__ import annotations
 
+import logging
 import math
+import multiprocessing
 import multiprocessing.util
 import os
 import signal
@@ -39,6 +41,8 @@ from loky.process_executor import BrokenProcessPool, ShutdownExecutorError
 from ..check.request import CheckRequest
 from ..check.result import CheckResult, StageRecord, Verdict
 from .config import RewardConfig
+
+logger = logging.getLogger(__name__)
 
 
 class Job(NamedTuple):
@@ -170,6 +174,26 @@ def _watch_parent(parent_pid: int | None) -> None:
             time.sleep(_PARENT_POLL_S)
 
     threading.Thread(target=poll, name="rewards-parent-watch", daemon=True).start()
+
+
+def _allow_children() -> None:
+    """Let a daemonic process (TRL's async GRPO rollout worker, a spawned
+    ``daemon=True`` child) start the checker workers.
+
+    multiprocessing refuses children to daemonic processes because their
+    parent terminates them at its exit with no clean-up, which would orphan
+    the grandchildren. Ours do not outlive this process: each worker exits
+    when its parent process is gone (:func:`_watch_parent`), so the refusal
+    guards nothing here, and the workers keep what an in-process check would
+    lose: the signal deadline of a main thread, the memory cap of a process
+    of its own, and the watchdog's kill. The flag is this process's own
+    record; the process that started it still treats it as daemonic.
+    """
+    process = multiprocessing.current_process()
+    if process.daemon:
+        logger.info("%s is daemonic: starting the checker workers anyway (they exit with it)",
+                    process.name)
+        process.daemon = False
 
 
 def _deterministic_assumptions() -> None:
@@ -358,6 +382,7 @@ class CheckPool:
     def _get_executor(self):
         stale = time.monotonic() - self._last_used > self.idle_timeout_s * 0.8
         if self._executor is None or stale or _unusable(self._executor):
+            _allow_children()
             self._executor = get_reusable_executor(
                 max_workers=self.workers, timeout=self.idle_timeout_s,
                 initializer=_init_worker, initargs=(self.memory_limit_mb, os.getpid()),

@@ -18,13 +18,18 @@ that is 1.0; verifiers' metrics are numbers) and, in
 extracted answer as text.
 
     pip install -e environments/integral_rewards
-    vf-eval integral-rewards --env.taskset.source chenpanli/integrals ...
+    vf-eval integral-rewards --env.taskset.source chenpanli/integrals \\
+        --env.agent.harness.id null --env.agent.runtime.type subprocess ...
+
+(the last two flags run the agent here, as a subprocess, instead of in
+vf-eval's default hosted runtime; that needs ``uv``).
 
 Example (no model: a reply committed by hand)::
 
     import asyncio, verifiers.v1 as vf
     from verifiers.v1.graph import prepare_turn
     from verifiers.v1.utils.loaders import taskset_class
+    from integral_rewards.taskset import IntegralConfig
 
     taskset = taskset_class("integral-rewards")(IntegralConfig(source="integrals.jsonl"))
     task = next(iter(taskset))

@@ -85,7 +85,17 @@ def test_reward_scores_in_trls_daemonic_rollout_worker(tokenizer_dir, monkeypatc
     worker.start()
     try:
         assert worker._process.daemon  # as TRL starts it
-        samples = [worker.rollout_buffer.get(timeout=HANG_GUARD_S) for _ in COMPLETIONS]
+        samples = []
+        deadline = time.monotonic() + HANG_GUARD_S
+        while len(samples) < len(COMPLETIONS) and time.monotonic() < deadline:
+            # A reward that raised in the child fails TRL's loop: say so now
+            # (with the child's traceback) instead of waiting out the guard.
+            worker.check_health(stale_after_s=HANG_GUARD_S)
+            try:
+                samples.append(worker.rollout_buffer.get(timeout=0.2))
+            except queue.Empty:
+                pass
+        assert len(samples) == len(COMPLETIONS)
         checker_workers = psutil.Process(worker._process.pid).children(recursive=True)
         # The reward's metrics reach the queue the trainer drains into its logs.
         deadline, metrics = time.monotonic() + HANG_GUARD_S, {}
@@ -96,7 +106,14 @@ def test_reward_scores_in_trls_daemonic_rollout_worker(tokenizer_dir, monkeypatc
             except queue.Empty:
                 pass
     finally:
-        worker.stop()
+        child = worker._process
+        if child is not None and (worker._failed_event.is_set() or not child.is_alive()):
+            # TRL's stop() sets an mp.Event the dead child was waiting on, and
+            # multiprocessing then waits for that waiter forever.
+            child.kill()
+            child.join(5)
+        else:
+            worker.stop()
     # The checker workers the daemonic child started end with it.
     assert checker_workers
     assert eventually(lambda: not any(_alive(p) for p in checker_workers))

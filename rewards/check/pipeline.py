@@ -41,10 +41,9 @@ from .timebox import Deadline
 # Every stage name a CheckResult can hold, in the order the stages run.
 STAGES = ("candidate_extract", "candidate_ingest", "symbol", "integrand_parse",
           "candidate_parse", "constants", "residual_symbols", "normalize", "differentiate",
-          "differentiable", "structural", "numeric_screen", "fast_proof", "numeric_confirm",
-          "symbolic_confirm", "invisible_terms", "localized", "continuity", "domain", "parameters",
-          "numeric_accept", "memo",
-          "agreement", "resources", "deadline", "unexpected",
+          "differentiable", "memo", "structural", "numeric_screen", "fast_proof",
+          "numeric_confirm", "symbolic_confirm", "invisible_terms", "localized", "continuity",
+          "domain", "parameters", "numeric_accept", "agreement", "resources", "deadline", "unexpected",
           # set by the worker pool for samples no worker reported on
           "pool", "watchdog", "worker_crash")
 

@@ -96,3 +96,21 @@ def test_the_reward_scores_them():
     # better than 0; not a positive one either.
     assert len(out) == 2
     assert all(isinstance(v, float) and v <= 0.0 for v in out), out
+
+
+def test_a_failure_while_finishing_is_a_checker_error(monkeypatch):
+    import rewards.check.context as context
+
+    real = context.resolve_shown
+
+    def failing(stages, keep):
+        if keep:
+            raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+        real(stages, keep)
+
+    monkeypatch.setattr(context, "resolve_shown", failing)
+    monkeypatch.delenv("INTEGRAL_REWARDS_STRICT", raising=False)
+    result = check_antiderivative(r"x^3", "x")        # WRONG: its trace is printed
+    assert result.verdict is Verdict.CHECKER_ERROR
+    assert result.reason == "exception:ValueError"
+    json.dumps(result.to_dict())

@@ -170,7 +170,7 @@ PACKAGE = __import__("pathlib").Path(__file__).resolve().parents[1] / "rewards"
 # same way, the pipeline's outermost handler turns it into TIMEOUT, and the
 # batcher hands whatever ended a batch to every caller of it, who raises it.
 CATCHERS = {("check/timebox.py", "within"), ("check/proof/ladder.py", "symbolic_zero"),
-            ("check/context.py", "_guarded"), ("reward/batcher.py", "_serve")}
+            ("check/context.py", "guarded"), ("reward/batcher.py", "_serve")}
 
 
 def _catches_time_limit(handler) -> bool:

@@ -87,8 +87,36 @@ class Check:
         it is never scored as the model's fault. That holds for a bug in
         finishing itself (printing the trace of a verdict): :meth:`broken`."""
         try:
-            return self._guarded(stages)
-        except Exception as exc:  # noqa: BLE001 - a bug in us must not reach the trainer
+            timeout_s = self.request.timeout_s
+            try:
+                with memory_cap(self.request.memory_limit_mb), \
+                        time_limit(max(self.deadline.remaining(), 1e-3)):
+                    return stages()
+            except Decided as decided:
+                return self.finish(decided.verdict, self.last_stage, decided.detail)
+            except ParseFailure as exc:
+                return self.finish(Verdict.UNPARSEABLE, self.last_stage,
+                                   {"reason": exc.reason, "message": exc.message[:500]})
+            except StepTimeout:
+                stage = self.last_stage
+                self.record("deadline", "fail", timeout_s=timeout_s, after_stage=stage)
+                return self.finish(Verdict.TIMEOUT, "deadline",
+                                   {"reason": "timeout", "timeout_s": timeout_s})
+            except (RecursionError, MemoryError) as exc:
+                # Pathological input, not a checker bug: a deep tree or a huge
+                # expansion. The answer could not be judged in the resources given.
+                self.record("resources", "fail", error=type(exc).__name__)
+                return self.finish(Verdict.UNPARSEABLE, "resources",
+                                   {"reason": "too_complex", "message": type(exc).__name__})
+            except Exception as exc:  # noqa: BLE001 - a bug in us must not reach the trainer
+                if strict_mode():
+                    raise
+                error = describe(exc, 500)
+                self.record("unexpected", "fail", error=error)
+                return self.finish(Verdict.CHECKER_ERROR, "unexpected",
+                                   {"reason": f"exception:{type(exc).__name__}", "error": error,
+                                    "traceback": traceback.format_exc()[-4000:]})
+        except Exception as exc:  # noqa: BLE001 - finishing itself failed (printing)
             if strict_mode():
                 raise
             return self.broken(exc)
@@ -103,34 +131,3 @@ class Check:
                            {"reason": f"exception:{type(exc).__name__}",
                             "error": type(exc).__name__,
                             "total_ms": round(ms_since(self.started), 3)})
-
-    def _guarded(self, stages: Callable[[], CheckResult]) -> CheckResult:
-        timeout_s = self.request.timeout_s
-        try:
-            with memory_cap(self.request.memory_limit_mb), \
-                    time_limit(max(self.deadline.remaining(), 1e-3)):
-                return stages()
-        except Decided as decided:
-            return self.finish(decided.verdict, self.last_stage, decided.detail)
-        except ParseFailure as exc:
-            return self.finish(Verdict.UNPARSEABLE, self.last_stage,
-                               {"reason": exc.reason, "message": exc.message[:500]})
-        except StepTimeout:
-            stage = self.last_stage
-            self.record("deadline", "fail", timeout_s=timeout_s, after_stage=stage)
-            return self.finish(Verdict.TIMEOUT, "deadline",
-                               {"reason": "timeout", "timeout_s": timeout_s})
-        except (RecursionError, MemoryError) as exc:
-            # Pathological input, not a checker bug: a deep tree or a huge
-            # expansion. The answer could not be judged in the resources given.
-            self.record("resources", "fail", error=type(exc).__name__)
-            return self.finish(Verdict.UNPARSEABLE, "resources",
-                               {"reason": "too_complex", "message": type(exc).__name__})
-        except Exception as exc:  # noqa: BLE001 - a bug in us must not reach the trainer
-            if strict_mode():
-                raise
-            error = describe(exc, 500)
-            self.record("unexpected", "fail", error=error)
-            return self.finish(Verdict.CHECKER_ERROR, "unexpected",
-                               {"reason": f"exception:{type(exc).__name__}", "error": error,
-                                "traceback": traceback.format_exc()[-4000:]})

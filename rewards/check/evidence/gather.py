@@ -13,10 +13,12 @@ from ..result import StageRecord, ms_since
 from ..timebox import Deadline
 from .continuity import can_jump, find_jump
 from .domain import DomainReport, analyze, real_points_of, restricts_domain
-from .numeric import NumericComparer, sampling_mode
+from .numeric import LEVELS, NumericComparer, sampling_mode
 from .points import (
     complex_points,
+    far_points,
     feature_points,
+    natural_scale,
     parameter_sign_sets,
     parameter_values,
     seed_for,
@@ -84,7 +86,13 @@ class Evidence:
             comparer = self._real_line_comparer(domain)
             self.on_real_line = True
             return comparer, self._real_screen(comparer, domain)
-        comparer = self._comparer(complex_points(random.Random(self.seed)))
+        points = complex_points(random.Random(self.seed))
+        scale = natural_scale([self.derivative, self.integrand], self.x)
+        if scale is not None:
+            # e^{2016 x}: the generic points are where its values carry no
+            # information; these are where they do.
+            points += complex_points(random.Random(self.seed ^ 6), scale=scale)
+        comparer = self._comparer(points)
         screen = comparer.screen()
         if screen["decision"] in ("nonzero", "inconclusive") and (
                 self.derivative.has(*BRANCHY) or self.integrand.has(*BRANCHY)):
@@ -120,7 +128,7 @@ class Evidence:
                 # The complex points saw a difference: a branch off the axis,
                 # or a term the real sample stepped over (a steep step inside
                 # the domain). Next to the features of F' and f first.
-                features = self._feature_screen()
+                features = self._local_screen()
                 if features is not None and features["decision"] == "nonzero":
                     screen["real_fallback"] = "nonzero_localized"
                     return comparer, {**screen, "decision": "nonzero",
@@ -141,36 +149,60 @@ class Evidence:
         return screen
 
     def localized_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
-        """``None`` when F' and f also agree where a term of them may peak;
-        else the WRONG detail. A steep step added to a right answer
-        (``\\tanh(200(x - x_0))``) changes F' only within 1/k of x_0, below
-        every working precision at the generic points: it is looked for at
+        """``None`` when F' and f also agree where a term of them may peak or
+        switch on; else the WRONG detail. A steep step added to a right
+        answer (``\\tanh(200(x - x_0))``) changes F' only within 1/k of x_0,
+        and ``\\sin(x + e^{-1000} e^x)`` only beyond x = 1000: below every
+        working precision at the generic points. They are looked for next to
         the zeros and critical points of the arguments in F' and f
-        (:func:`.points.feature_points`), where both sides are real."""
+        (:func:`.points.feature_points`) and past the switch points of their
+        exponential terms (:func:`.points.far_points`), where both sides are
+        real, with the digits the values there need (:meth:`_local_screen`).
+        Features or switches beyond what a check probes leave part of the
+        line unseen: then no numeric-only accept."""
         start = time.perf_counter()
-        screen = self._feature_screen()
+        screen = self._local_screen()
         if screen is None:
             return None
         failed = screen["decision"] == "nonzero"
-        stages.append(StageRecord("localized", "fail" if failed else "ok", ms_since(start),
-                                  screen))
-        if not failed:
-            return None
-        return {"reason": "localized_terms", "worst_point": screen["worst_point"],
-                "message": "F' differs from the integrand next to a feature of them"}
+        unseen = screen.get("truncated", False)
+        stages.append(StageRecord("localized", "fail" if failed or unseen else "ok",
+                                  ms_since(start), screen))
+        if failed:
+            return {"reason": "localized_terms", "worst_point": screen["worst_point"],
+                    "message": "F' differs from the integrand next to a feature of them"}
+        if unseen:
+            return {"reason": "unverifiable",
+                    "message": "more features or switch points than a check probes, "
+                               "and no proof"}
+        return None
 
-    def _feature_screen(self) -> dict[str, Any] | None:
+    def _local_screen(self) -> dict[str, Any] | None:
         """F' against f next to the zeros and critical points of the
-        arguments in them, where both sides are real; ``None`` when there is
-        no such point."""
+        arguments in them and past their switch points, where both sides are
+        real; ``None`` when there is no such point.
+
+        The strict levels (:meth:`.NumericComparer.confirm_zero`), raised by
+        the size of the values seen there: a 50-term polynomial at x = 37 is
+        10^78, and a unit bump beside it is a relative 10^-78, hidden at the
+        screen's digits."""
         fixed = {p: sp.Rational(v) for p, v in zip(self.params, self.param_values, strict=True)}
-        points = feature_points([self.derivative, self.integrand], self.x, self.deadline,
-                                random.Random(self.seed ^ 5), fixed)
+        exprs = [self.derivative, self.integrand]
+        features = feature_points(exprs, self.x, self.deadline, random.Random(self.seed ^ 5),
+                                  fixed)
+        far = far_points(exprs, self.x, self.deadline, random.Random(self.seed ^ 7), fixed)
+        points = list(dict.fromkeys([*features, *far]))
         usable = real_points_of(self.written, self.parsed_integrand, self.symbol,
                                 self._parameters(), points, self.deadline)
         if not usable:
             return None
-        return {**self._comparer(points, usable).screen(), "features": len(points)}
+        comparer = self._comparer(points, usable)
+        comparer.raise_to_sizes(LEVELS[0])
+        screen = comparer.confirm_zero()
+        screen.update(features=len(features), far=len(far))
+        if features.truncated or far.truncated:
+            screen["truncated"] = True
+        return screen
 
     def jump_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
         """``None`` when F is continuous wherever the integrand is; else the

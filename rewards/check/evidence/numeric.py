@@ -78,8 +78,10 @@ class _Compiled:
             return None
 
     def residuals(self, dps: int, points: list[Point], deadline: Deadline,
-                  usable: set[int] | None = None, real_only: bool = True) -> dict:
-        """Relative residual at each usable point index, at ``dps`` digits."""
+                  usable: set[int] | None = None, real_only: bool = True,
+                  into: dict[int, tuple[Any, Any]] | None = None) -> dict:
+        """Relative residual at each usable point index, at ``dps`` digits;
+        ``into`` (when given) receives (F', f) at each of those points."""
         out: dict[int, Any] = {}
         with mp.workdps(dps):
             # Below this, any answer "agrees" (the residual's scale is at
@@ -110,6 +112,8 @@ class _Compiled:
                     continue
                 scale = max(abs(value_d), abs(value_f), mp.mpf(1))
                 out[index] = abs(value_d - value_f) / scale
+                if into is not None:
+                    into[index] = (value_d, value_f)
         return out
 
 
@@ -118,6 +122,17 @@ def _abs_value(fn, point, params) -> Any:
         return abs(mp.mpmathify(fn(point, *params)))
     except Exception:  # noqa: BLE001 - a pole: this point says nothing
         return None
+
+
+# Two evaluations of one value at different precisions that differ by more
+# than this (relatively) were not both computing it: at least the lower one
+# is noise (sin of an argument of size 10^450 at 30 digits).
+_INFORMATIVE_RTOL = mp.mpf("1e-5")
+
+
+def _same_value(low, high, floor) -> bool:
+    size = max(abs(low), abs(high))
+    return size <= floor or abs(low - high) <= _INFORMATIVE_RTOL * size
 
 
 def _tiny(residual, dps: int) -> bool:
@@ -141,10 +156,13 @@ def _classify(low, high, low_dps: int, high_dps: int) -> str:
 
 
 MAX_EXTRA_DIGITS = 4000
+# Most digits raise_to_sizes adds for the size of the values.
+MAX_SIZE_DIGITS = 1200
 
 
 def _literal_digits(*exprs: sp.Expr) -> int:
-    """Decimal digits of the largest numerator or denominator of a literal."""
+    """Decimal digits of the largest numerator or denominator of a literal,
+    or of the largest or smallest constant power (e^{-300}: 131 digits)."""
     best = 0
     for e in exprs:
         for r in e.atoms(sp.Rational):
@@ -153,7 +171,21 @@ def _literal_digits(*exprs: sp.Expr) -> int:
         for f in e.atoms(sp.Float):
             if f != 0:
                 best = max(best, int(abs(mp.log10(abs(mp.mpf(f._mpf_))))))
+        for node in e.atoms(sp.exp, sp.Pow):
+            if node.free_symbols or isinstance(node, sp.Rational):
+                continue
+            best = max(best, _constant_digits(node))
     return best
+
+
+def _constant_digits(constant: sp.Expr) -> int:
+    """|log10| of a constant power (0 when it cannot be sized)."""
+    try:
+        with mp.workdps(15):
+            value = abs(mp.mpmathify(sp.N(constant, 15)))
+            return int(abs(mp.log10(value))) if value else 0
+    except Exception:  # noqa: BLE001 - a constant mpmath cannot size: nothing to add
+        return 0
 
 
 class NumericComparer:
@@ -170,7 +202,7 @@ class NumericComparer:
     def __init__(self, derivative: sp.Expr, integrand: sp.Expr, symbol: sp.Symbol,
                  params: list[sp.Symbol], deadline: Deadline, points: list[Point], *,
                  param_values: list[str], usable: set[int] | None = None,
-                 real_only: bool = True) -> None:
+                 real_only: bool = True, extra_digits: int | None = None) -> None:
         self.points = list(points)
         # False for an integrand real nowhere: its (complex) values are
         # compared as they are, principal branches on both sides.
@@ -184,21 +216,49 @@ class NumericComparer:
         except Exception:  # noqa: BLE001 - a node lambdify cannot print: no usable point
             self._compiled = None
         self._cache: dict[int, dict[int, Any]] = {}
+        self._values: dict[int, dict[int, tuple[Any, Any]]] = {}
         # Points found to say nothing (see _cancellation_far_out).
         self._dropped: set[int] = set()
         # A literal with d digits can hide a change of size 10^-d (inside a
         # function or a factor, where invisible_terms cannot see it): the
         # confirmation must resolve twice that (cos(10^-d) - 1 ~ 10^-2d).
-        self.extra_digits = min(MAX_EXTRA_DIGITS,
-                                2 * max(0, _literal_digits(derivative, integrand) - 15))
+        literal = 2 * max(0, _literal_digits(derivative, integrand) - 15)
+        self.extra_digits = min(MAX_EXTRA_DIGITS, max(literal, extra_digits or 0))
 
     def _at(self, dps: int) -> dict[int, Any]:
         if self._compiled is None:
             return {}
         if dps not in self._cache:
+            values = self._values.setdefault(dps, {})
             self._cache[dps] = self._compiled.residuals(dps, self.points, self.deadline,
-                                                        self.usable, self.real_only)
+                                                        self.usable, self.real_only, values)
         return self._cache[dps]
+
+    def raise_to_sizes(self, dps: int) -> None:
+        """Add to the strict levels the decimal orders of the largest |F'| or
+        |f| at the points (evaluated at ``dps``): a difference of size 1
+        where both are 10^78 is then as visible as anywhere else (capped at
+        :data:`MAX_SIZE_DIGITS`)."""
+        self._at(dps)
+        sizes = [max(abs(d), abs(f)) for d, f in self._values.get(dps, {}).values()]
+        top = max(sizes, default=mp.mpf(1))
+        if top > 1:
+            orders = int(mp.log10(top)) + 1
+            self.extra_digits = min(MAX_EXTRA_DIGITS,
+                                    self.extra_digits + min(orders, MAX_SIZE_DIGITS))
+
+    def _informative(self, index: int, low: int, high: int) -> bool:
+        """Whether F' and f at point ``index`` came out the same at ``low``
+        and ``high`` digits. A point where they did not carried no
+        information at ``low`` (the arguments there exceed what its digits
+        resolve: e^{e^{2016 z}} at |z| = 0.9), so it decides nothing, for or
+        against, at that pair of levels."""
+        a, b = self._values.get(low, {}).get(index), self._values.get(high, {}).get(index)
+        if a is None or b is None:
+            return True
+        with mp.workdps(high):
+            floor = mp.mpf(10) ** (-(low - GUARD_DIGITS))
+            return _same_value(a[0], b[0], floor) and _same_value(a[1], b[1], floor)
 
     def _common(self, *levels: int) -> tuple[list[Any], int, str | None]:
         """Worst residual per level over the points usable at every level."""
@@ -206,6 +266,8 @@ class NumericComparer:
         keys = set(maps[0]) - self._dropped
         for m in maps[1:]:
             keys &= set(m)
+        if len(levels) > 1:
+            keys = {k for k in keys if self._informative(k, levels[0], levels[-1])}
         if not keys:
             return [None] * len(levels), 0, None
         worst_key = max(keys, key=lambda k: maps[-1][k])
@@ -286,9 +348,13 @@ class NumericComparer:
         k = max(first, key=lambda i: first[i])
         if _tiny(first[k], low) or self._size(k) > FAR_OUT:
             return None
+        values: dict[int, tuple[Any, Any]] = {}
         again = self._compiled.residuals(high, self.points, self.deadline, {k},
-                                         self.real_only).get(k)
+                                         self.real_only, values).get(k)
         if again is None or _classify(first[k], again, low, high) != "nonzero":
+            return None
+        self._values.setdefault(high, {}).update(values)
+        if not self._informative(k, low, high):
             return None
         return self._record("nonzero", (low, high), [first[k], again], len(first),
                             self._label(k))

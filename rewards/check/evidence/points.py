@@ -136,19 +136,62 @@ def _spread(rng: random.Random, sign: int) -> float:
     return sign * magnitude
 
 
-def complex_points(rng: random.Random, n: int = 8) -> list[Point]:
+def complex_points(rng: random.Random, n: int = 8, scale: float = 1.0) -> list[Point]:
     """``n`` generic complex points, half with a negative real part and the
     imaginary parts of both signs (a wrong answer that agrees with the
-    integrand on one half-plane must not see only that half-plane)."""
+    integrand on one half-plane must not see only that half-plane); all of
+    them times ``scale`` (see :func:`natural_scale`)."""
     points = []
     for i in range(n):
         re_sign = 1 if i % 2 == 0 else -1
         im_sign = 1 if (i // 2) % 2 == 0 else -1
-        re = _spread(rng, re_sign)
-        im = im_sign * rng.uniform(0.05, 1.5)
+        re = _spread(rng, re_sign) * scale
+        im = im_sign * rng.uniform(0.05, 1.5) * scale
         points.append((_decimal(re), _decimal(im, 6)))
     rng.shuffle(points)
     return points
+
+
+# Below this natural scale the generic points sit where e^{k x} is too large
+# to say anything (k = 2016: e^{e^{2016 x}} at x = 0.5), and a check adds
+# points at the scale itself.
+SMALL_SCALE = 0.05
+
+
+def natural_scale(exprs: Sequence[sp.Expr], x: sp.Symbol) -> float | None:
+    """The smallest length over which a function argument of ``exprs``
+    changes by one: ``|c_k|^{-1/k}`` over the terms ``c_k x^k`` of every
+    polynomial argument with numeric coefficients (1/2016 for e^{2016 x}),
+    when it is below :data:`SMALL_SCALE`; else ``None``. Points at that
+    scale are where an integrand like e^{e^{2016 x} + 6048 x} has values
+    that are representable and informative."""
+    best = None
+    seen: set[sp.Expr] = set()
+    for expr in exprs:
+        for node in sp.preorder_traversal(expr):
+            if not isinstance(node, (sp.Function, sp.Pow)):
+                continue
+            for arg in node.args:
+                if not isinstance(arg, sp.Expr) or arg in seen or not arg.has(x):
+                    continue
+                seen.add(arg)
+                if not arg.is_polynomial(x):
+                    continue
+                try:
+                    terms = sp.Poly(arg, x).terms()
+                except sp.PolynomialError:
+                    continue
+                for (k,), c in terms:
+                    if k < 1 or not c.is_number:
+                        continue
+                    try:
+                        size = abs(complex(c))
+                    except (TypeError, ValueError, OverflowError):
+                        continue
+                    if size > 0:
+                        length = size ** (-1.0 / k)
+                        best = length if best is None else min(best, length)
+    return best if best is not None and best < SMALL_SCALE else None
 
 
 # Sign patterns of the parameters tried beyond the all-positive one: every
@@ -392,24 +435,36 @@ MAX_FEATURES = 24
 _FEATURE_OFFSETS = (3, 7, 11, 15)
 
 
+# Function arguments whose critical points a check looks for (the largest
+# first): each costs a derivative and a root scan.
+MAX_CRITICAL_ARGUMENTS = 32
+
+
 def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> Iterable[sp.Expr]:
     """The expressions whose real zeros, and whose critical points, are where
     a term of ``expr`` may peak: every function's argument (a step
     ``tanh(k(x - x0))``, a bump ``e^{-k(x - x0)^2}``, ``\\arctan``, erf,
-    logistic) and every power's base (``1/((x - x0)^2 + e)``)."""
+    logistic) and every power's base (``1/((x - x0)^2 + e)``); then the
+    derivative of every argument that is not linear. A bump need not have a
+    root anywhere: ``e^{-10^8(e^{x - 37} + e^{37 - x} - 2)}`` peaks at the
+    minimum of its exponent, and ``1/(1 + 10^6(\\cosh(x - 37) - 1))`` at the
+    minimum of its base, each a zero of a derivative."""
+    nonlinear: dict[sp.Expr, None] = {}
     for node in sp.preorder_traversal(expr):
         if isinstance(node, (sp.Function, sp.Pow)):
             for arg in node.args:
                 # Expressions only: a Piecewise's arguments are (piece, condition) pairs.
                 if isinstance(arg, sp.Expr) and arg.has(x):
                     yield arg
-                    if arg.is_polynomial(x) and sp.degree(arg, x) >= 2:
-                        yield sp.diff(arg, x)
+                    if not (arg.is_polynomial(x) and sp.degree(arg, x) < 2):
+                        nonlinear.setdefault(arg)
+    for arg in sorted(nonlinear, key=sp.count_ops, reverse=True)[:MAX_CRITICAL_ARGUMENTS]:
+        yield sp.diff(arg, x)
 
 
 def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
                    rng: random.Random,
-                   substitutions: dict[sp.Symbol, sp.Expr] | None = None) -> list[Point]:
+                   substitutions: dict[sp.Symbol, sp.Expr] | None = None) -> Features:
     """Real points where a term of ``exprs`` may be large while it is below
     round-off at every generic point: next to the zeros (exact for
     polynomials, at any distance) of the arguments and bases in them and the
@@ -429,9 +484,177 @@ def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
             for lo, hi, _ in _roots_of(g, x, deadline):
                 roots.setdefault((lo + hi) / 2)
     values: list[str] = []
+    out = Features()
+    out.truncated = len(roots) > MAX_FEATURES or arguments_left_out(exprs, x)
     for r in sorted(roots, key=abs)[:MAX_FEATURES]:
         scale = max(Fraction(1), abs(r))
         for exponent in _FEATURE_OFFSETS:
             offset = scale * Fraction(rng.uniform(1, 9)) / 10 ** exponent
             values.append(_fraction_decimal(r + rng.choice((-1, 1)) * offset, 40))
-    return [(v, "0") for v in dict.fromkeys(values)]
+    out.extend((v, "0") for v in dict.fromkeys(values))
+    return out
+
+
+class Features(list):
+    """Real points next to the features of ``exprs`` (:func:`feature_points`);
+    ``truncated`` when there were more than a check probes."""
+
+    truncated: bool = False
+
+
+def arguments_left_out(exprs: Sequence[sp.Expr], x: sp.Symbol) -> bool:
+    """Whether ``exprs`` have more non-linear arguments than
+    :data:`MAX_CRITICAL_ARGUMENTS` (the critical points of some go unseen)."""
+    for expr in exprs:
+        nonlinear = {arg for node in sp.preorder_traversal(expr)
+                     if isinstance(node, (sp.Function, sp.Pow))
+                     for arg in node.args
+                     if isinstance(arg, sp.Expr) and arg.has(x)
+                     and not (arg.is_polynomial(x) and sp.degree(arg, x) < 2)}
+        if len(nonlinear) > MAX_CRITICAL_ARGUMENTS:
+            return True
+    return False
+
+
+# --- where a term switches on, far out -------------------------------------------
+
+# Switch points are looked for up to this distance from the origin (polynomial
+# exponents only; others within SPAN, by the root scan).
+FAR_SPAN = 10**6
+# A check probes at most this many switch points (the ones farthest out
+# first: the near ones lie among the generic points already).
+MAX_SWITCHES = 16
+# Switches nearer the origin than this lie among the generic points.
+_NEAR = 20
+# Distances past a switch point, in units of the length over which the
+# term grows e-fold there: from just past it to where it is e^{60} larger.
+_SWITCH_OFFSETS = ((0.05, 1.0), (1.0, 8.0), (8.0, 60.0))
+
+
+def _growth_exponent(factor: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
+    """The exponents ``g`` for which ``factor`` grows like ``e^{g}``: ``g``
+    for ``e^{g}``, ``g \\ln b`` for ``b^{g}`` with a constant base, ``±g`` for
+    cosh, sinh and their reciprocals; empty for anything else."""
+    if isinstance(factor, sp.exp):
+        return [factor.args[0]]
+    if isinstance(factor, sp.Pow):
+        base, exponent = factor.args
+        if exponent.has(x) and not base.has(x) and base.is_positive:
+            return [exponent * sp.log(base)]
+        if not exponent.has(x) and exponent.is_number and exponent.is_real:
+            # (e^{x - 1000})^3 or 1/cosh(x - 800)^2: the base's exponents, scaled.
+            return [g * exponent for g in _growth_exponent(base, x)]
+        return []
+    if isinstance(factor, (sp.cosh, sp.sinh, sp.sech, sp.csch)):
+        return [factor.args[0], -factor.args[0]]
+    return []
+
+
+def _log_size(constant: sp.Expr) -> float | None:
+    """ln |constant| (``-1000`` for e^{-1000}, ``-690.8`` for 10^{-300})."""
+    try:
+        with mp.workdps(15):
+            value = abs(mp.mpmathify(sp.N(constant, 15)))
+            return float(mp.log(value)) if value else None
+    except Exception:  # noqa: BLE001 - a constant mpmath cannot size: no level from it
+        return None
+
+
+def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
+    """``L(x)`` for every product in ``expr`` that grows exponentially:
+    ``ln|term|`` up to slowly varying factors, i.e. the sum of its factors'
+    growth exponents plus ln of its constant factor. ``e^{-1000} e^{x}`` has
+    ``x - 1000``: below round-off next to 1 until x = 1000, then dominant."""
+    out: dict[sp.Expr, None] = {}
+    for node in sp.preorder_traversal(expr):
+        if not isinstance(node, sp.Expr) or not node.has(x):
+            continue
+        factors = node.args if isinstance(node, sp.Mul) else (node,)
+        exponents: list[sp.Expr] = [sp.Integer(0)]
+        constant = sp.Integer(0)
+        grows = False
+        for factor in factors:
+            if not factor.has(x):
+                size = _log_size(factor)
+                if size is not None:
+                    constant += sp.Float(size, 15)
+                continue
+            growth = _growth_exponent(factor, x)
+            if growth:
+                grows = True
+                exponents = [e + g for e in exponents for g in growth][:4]
+        if grows:
+            for e in exponents:
+                out.setdefault(sp.expand(e + constant))
+    return list(out)
+
+
+def _real_roots(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[float]:
+    """Real roots of ``g``: every one of a polynomial (any distance, up to
+    :data:`FAR_SPAN`), else the sign changes the root scan finds."""
+    if g.is_polynomial(x):
+        try:
+            poly = sp.Poly(g, x)
+            if poly.degree() < 1 or not all(c.is_number for c in poly.all_coeffs()):
+                return []
+            coefficients = [complex(c) for c in poly.all_coeffs()]
+        except (sp.PolynomialError, TypeError, ValueError, OverflowError):
+            return []
+        if any(abs(c.imag) > 1e-12 * max(1.0, abs(c.real)) for c in coefficients):
+            return []
+        import numpy as np  # noqa: PLC0415 - only checks with far switches pay its import
+        roots = np.roots([c.real for c in coefficients])
+        return [float(r.real) for r in roots
+                if abs(r.imag) <= 1e-9 * max(1.0, abs(r)) and abs(r.real) <= FAR_SPAN]
+    return [float((lo + hi) / 2) for lo, hi, _ in _numeric_roots(g, x, deadline)]
+
+
+class Switches(list):
+    """Real points past the switch points of ``exprs`` (:func:`far_points`);
+    ``truncated`` when there were more switches than a check probes."""
+
+    truncated: bool = False
+
+
+def far_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
+               rng: random.Random,
+               substitutions: dict[sp.Symbol, sp.Expr] | None = None) -> Switches:
+    """Real points on both sides of every far *switch point* of ``exprs``:
+    where a term ``c e^{g(x)}`` crosses size 1 (``ln|c| + g(x) = 0``), past
+    the generic points' reach (|x| > 20). ``\\sin(x + e^{-1000} e^x)`` differs
+    from ``\\sin x`` only beyond x = 1000, where no generic point goes; the
+    points sit at distances of 0.05 to 60 times the term's e-folding length
+    there on both sides, and beyond the outermost switch on each side of the
+    origin at 1.2 to 4 times its distance."""
+    substitutions = substitutions or {}
+    switches: dict[float, float] = {}
+    for expr in exprs:
+        expr = expr.xreplace(substitutions) if substitutions else expr
+        for size in _size_exponents(expr, x):
+            deadline.check()
+            slope = sp.diff(size, x)
+            for r in _real_roots(size, x, deadline):
+                if abs(r) <= _NEAR:
+                    continue
+                try:
+                    rate = abs(float(slope.subs(x, r)))
+                except (TypeError, ValueError, OverflowError):
+                    rate = 1.0
+                switches.setdefault(r, 1.0 / rate if rate > 0 else 1.0)
+    out = Switches()
+    chosen = sorted(switches, key=abs, reverse=True)
+    if len(chosen) > MAX_SWITCHES:
+        out.truncated = True
+        chosen = chosen[:MAX_SWITCHES]
+    values: list[str] = []
+    for r in chosen:
+        length = switches[r]
+        for lo, hi in _SWITCH_OFFSETS:
+            for side in (-1, 1):
+                values.append(_decimal(r + side * rng.uniform(lo, hi) * length, 17))
+    for outermost in (max(chosen, default=0.0), min(chosen, default=0.0)):
+        if abs(outermost) > _NEAR:
+            for lo, hi in ((1.2, 2.0), (2.0, 4.0)):
+                values.append(_decimal(outermost * rng.uniform(lo, hi), 17))
+    out.extend((v, "0") for v in dict.fromkeys(values))
+    return out

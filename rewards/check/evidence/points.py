@@ -473,6 +473,7 @@ def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
     could learn to avoid)."""
     substitutions = substitutions or {}
     roots: dict[Fraction, None] = {}
+    periodic: dict[Fraction, None] = {}
     seen: set[sp.Expr] = set()
     for expr in exprs:
         for g in _feature_arguments(expr, x):
@@ -481,12 +482,22 @@ def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
                 continue
             seen.add(g)
             deadline.check()
-            for lo, hi, _ in _roots_of(g, x, deadline):
-                roots.setdefault((lo + hi) / 2)
+            found = [(lo + hi) / 2 for lo, hi, _ in _roots_of(g, x, deadline)]
+            if _periodic(g, x):
+                # A few periods around the origin stand for all of them: a
+                # term can only peak at one root of a periodic argument if
+                # it peaks at all of them.
+                for r in sorted(found, key=abs)[:PERIODIC_ROOTS]:
+                    periodic.setdefault(r)
+            else:
+                for r in found:
+                    roots.setdefault(r)
     values: list[str] = []
     out = Features()
     out.truncated = len(roots) > MAX_FEATURES or arguments_left_out(exprs, x)
-    for r in sorted(roots, key=abs)[:MAX_FEATURES]:
+    chosen = sorted(roots, key=abs)[:MAX_FEATURES]
+    chosen += sorted(set(periodic) - set(chosen), key=abs)[:MAX_FEATURES]
+    for r in chosen:
         scale = max(Fraction(1), abs(r))
         for exponent in _FEATURE_OFFSETS:
             offset = scale * Fraction(rng.uniform(1, 9)) / 10 ** exponent
@@ -518,8 +529,7 @@ def arguments_left_out(exprs: Sequence[sp.Expr], x: sp.Symbol) -> bool:
 
 # --- where a term switches on, far out -------------------------------------------
 
-# Switch points are looked for up to this distance from the origin (polynomial
-# exponents only; others within SPAN, by the root scan).
+# Switch points are looked for up to this distance from the origin.
 FAR_SPAN = 10**6
 # A check probes at most this many switch points (the ones farthest out
 # first: the near ones lie among the generic points already).
@@ -589,9 +599,11 @@ def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
     return list(out)
 
 
-def _real_roots(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[float]:
-    """Real roots of ``g``: every one of a polynomial (any distance, up to
-    :data:`FAR_SPAN`), else the sign changes the root scan finds."""
+def _real_roots(g: sp.Expr, x: sp.Symbol) -> list[float]:
+    """Real roots of a polynomial ``g`` (any distance, up to :data:`FAR_SPAN`);
+    none for anything else: an exponent that is not a polynomial is either
+    bounded (e^{\\sin x} switches nothing on) or grows through exponential
+    subterms of its own (e^{e^{x - 1000}}), which have their switches."""
     if g.is_polynomial(x):
         try:
             poly = sp.Poly(g, x)
@@ -606,7 +618,7 @@ def _real_roots(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[float]:
         roots = np.roots([c.real for c in coefficients])
         return [float(r.real) for r in roots
                 if abs(r.imag) <= 1e-9 * max(1.0, abs(r)) and abs(r.real) <= FAR_SPAN]
-    return [float((lo + hi) / 2) for lo, hi, _ in _numeric_roots(g, x, deadline)]
+    return []
 
 
 class Switches(list):
@@ -633,7 +645,7 @@ def far_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
         for size in _size_exponents(expr, x):
             deadline.check()
             slope = sp.diff(size, x)
-            for r in _real_roots(size, x, deadline):
+            for r in _real_roots(size, x):
                 if abs(r) <= _NEAR:
                     continue
                 try:

@@ -117,11 +117,19 @@ class _Compiled:
         return out
 
 
-def _abs_value(fn, point, params) -> Any:
+def _abs_values(fn, point, params) -> list[Any] | None:
+    """|each term| at one point (``None`` for a term that cannot be sized)."""
     try:
-        return abs(mp.mpmathify(fn(point, *params)))
-    except Exception:  # noqa: BLE001 - a pole: this point says nothing
+        raw = fn(point, *params)
+    except Exception:  # noqa: BLE001 - a pole in some term: this point says nothing
         return None
+    out = []
+    for value in raw:
+        try:
+            out.append(abs(mp.mpmathify(value)))
+        except Exception:  # noqa: BLE001 - not a number: this term says nothing here
+            out.append(None)
+    return out
 
 
 # Two evaluations of one value at different precisions that differ by more
@@ -156,6 +164,8 @@ def _classify(low, high, low_dps: int, high_dps: int) -> str:
 
 
 MAX_EXTRA_DIGITS = 4000
+# Most additive terms of F' that invisible_terms sizes one by one.
+MAX_TERMS = 400
 # Most digits raise_to_sizes adds for the size of the values.
 MAX_SIZE_DIGITS = 1200
 
@@ -390,7 +400,7 @@ class NumericComparer:
         return True
 
     def invisible_terms(self, derivative: sp.Expr, symbol: sp.Symbol, params: list[sp.Symbol],
-                        max_terms: int = 40) -> list[str]:
+                        max_terms: int = MAX_TERMS) -> list[str]:
         """Additive terms of F' that are below round-off at EVERY sample point.
 
         A numeric-only accept cannot see a term that vanishes at all sample
@@ -398,6 +408,8 @@ class NumericComparer:
         ``e^{-10^4 (x - 0.3)^2}`` between the points. Such a term is what an
         exploit adds (the rest of F' must match f for it to pass at all);
         terms of a true antiderivative are not negligible everywhere at once.
+        All terms are compiled into one function: a 50-term expanded
+        polynomial with e^{-300} added is one evaluation per point, not 51.
         """
         top = LEVELS[-1]
         expanded = sp.expand(derivative, deep=False, power_base=False, power_exp=False,
@@ -406,31 +418,30 @@ class NumericComparer:
         if len(terms) < 2 or len(terms) > max_terms:
             return []
         scales = self._scales(top)
-        invisible = []
         args = [symbol, *params]
+        try:
+            fn = compile_expr(args, terms)
+        except Exception:  # noqa: BLE001 - unlambdifiable: cannot judge
+            return []
+        seen = [0] * len(terms)
+        visible = [False] * len(terms)
         with mp.workdps(top):
             values = [mp.mpf(v) for v in self._compiled.param_values]
-            for term in terms:
+            for index, scale in scales.items():
                 self.deadline.check()
-                try:
-                    fn = compile_expr(args, term)
-                except Exception:  # noqa: BLE001 - unlambdifiable: cannot judge
+                re_, im_ = self.points[index]
+                point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
+                sizes = within(POINT_BUDGET_S, self.deadline, _abs_values, fn, point, values)
+                if sizes is None:
                     continue
-                seen = 0
-                visible = False
-                for index, scale in scales.items():
-                    re_, im_ = self.points[index]
-                    point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
-                    value = within(POINT_BUDGET_S, self.deadline, _abs_value, fn, point, values)
-                    if value is None or not mp.isfinite(value):
+                floor = scale * mp.mpf(10) ** (-(top - GUARD_DIGITS))
+                for k, size in enumerate(sizes):
+                    if size is None or not mp.isfinite(size):
                         continue
-                    seen += 1
-                    if value > scale * mp.mpf(10) ** (-(top - GUARD_DIGITS)):
-                        visible = True
-                        break
-                if seen >= MIN_USABLE_POINTS and not visible:
-                    invisible.append(show(term, 200))
-        return invisible
+                    seen[k] += 1
+                    visible[k] = visible[k] or size > floor
+        return [show(term, 200) for k, term in enumerate(terms)
+                if seen[k] >= MIN_USABLE_POINTS and not visible[k]]
 
     def _scales(self, dps: int) -> dict[int, Any]:
         """max(|F'|, |f|, 1) at each usable point, at ``dps`` digits."""

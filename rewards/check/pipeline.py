@@ -229,7 +229,8 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
                      worst_rel_residual=confirm["worst_rel_residual"],
                      symbolic_outcome=proof["outcome"])
         return check.finish(Verdict.CORRECT, "numeric_accept",
-                            {"reason": "numeric_only", "symbolic_outcome": proof["outcome"]},
+                            {"reason": "numeric_only", "symbolic_outcome": proof["outcome"],
+                             **evidence.guarantee(confirm)},
                             Confidence.NUMERIC_ONLY)
     if proof["outcome"] in ("timeout", "partial_timeout") or deadline.expired():
         return check.finish(Verdict.TIMEOUT, "symbolic_confirm", {"reason": "timeout"})

@@ -54,6 +54,10 @@ class Evidence:
         # True once the evidence for F' = f comes from the real line rather
         # than from an identity of analytic functions (complex points).
         self.on_real_line = False
+        # What the local screen covered (points next to features, past
+        # switch points, the digits): the guarantee of a numeric-only accept.
+        self.coverage: dict[str, Any] = {}
+        self.scaled = False
 
     def _parameters(self) -> dict[str, str]:
         return {p.name: v for p, v in zip(self.params, self.param_values, strict=True)}
@@ -92,6 +96,7 @@ class Evidence:
             # e^{2016 x}: the generic points are where its values carry no
             # information; these are where they do.
             points += complex_points(random.Random(self.seed ^ 6), scale=scale)
+            self.scaled = True
         comparer = self._comparer(points)
         screen = comparer.screen()
         if screen["decision"] in ("nonzero", "inconclusive") and (
@@ -200,9 +205,19 @@ class Evidence:
         comparer.raise_to_sizes(LEVELS[0])
         screen = comparer.confirm_zero()
         screen.update(features=len(features), far=len(far))
+        self.coverage = {"feature_points": len(features), "far_points": len(far),
+                         "local_levels": screen["levels"]}
         if features.truncated or far.truncated:
             screen["truncated"] = True
         return screen
+
+    def guarantee(self, confirm: dict[str, Any]) -> dict[str, Any]:
+        """What a numeric-only accept rests on (docs/domain.md, "What a
+        numeric-only accept guarantees"): the reading, the strict levels and
+        points of the confirmation, and what the local screen covered."""
+        return {"guarantee": "real_line_sample" if self.on_real_line else "complex_sample",
+                "levels": confirm["levels"], "points": confirm["n_usable"],
+                "scaled_points": self.scaled, **self.coverage}
 
     def jump_refusal(self, stages: list[StageRecord]) -> dict[str, Any] | None:
         """``None`` when F is continuous wherever the integrand is; else the

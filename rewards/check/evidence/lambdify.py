@@ -10,8 +10,10 @@ and writes no docstring: 4x faster, the same function.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
+import mpmath as mp
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import MpmathPrinter
@@ -20,16 +22,61 @@ _SETTINGS = {"fully_qualified_modules": False, "inline": True, "allow_unknown_fu
              "user_functions": {}, "order": "none"}
 
 
+# Bits above which a literal is passed in as a value, not printed: Python
+# refuses str() of an int past 4300 digits (37^5000 has 7841).
+_PRINTABLE_BITS = 13000
+
+
 def compile_expr(args: Sequence[sp.Symbol], expr: sp.Basic,
                  modules: str | list[str] = "mpmath") -> Callable[..., Any]:
     """``sympy.lambdify(args, expr, modules)``, printed without sorting.
+
+    A literal too long to print becomes a hidden argument, filled in at each
+    call at the precision then in effect.
 
     >>> import mpmath
     >>> x = sp.Symbol("x")
     >>> compile_expr([x], sp.sin(x) + 1)(mpmath.mpf(0))
     mpf('1.0')
+    >>> huge = compile_expr([x], x / sp.Integer(37) ** 5000)(mpmath.mpf(37) ** 5000)
+    >>> abs(huge - 1) < 1e-12
+    True
     """
     # Vectorized machine numbers print numbers as floats, not mpf constants.
     printer = NumPyPrinter if modules == "numpy" else MpmathPrinter
-    return sp.lambdify(list(args), expr, modules, printer=printer(dict(_SETTINGS)),
-                       docstring_limit=0)
+    big = _long_literals(expr)
+    if not big:
+        return sp.lambdify(list(args), expr, modules, printer=printer(dict(_SETTINGS)),
+                           docstring_limit=0)
+    hidden = {r: sp.Dummy() for r in big}
+    inner = sp.lambdify([*args, *hidden.values()], _replace(expr, hidden), modules,
+                        printer=printer(dict(_SETTINGS)), docstring_limit=0)
+    ratios = [Fraction(int(r.p), int(r.q)) for r in hidden]
+    machine = modules == "numpy"
+
+    def call(*values: Any) -> Any:
+        return inner(*values, *(_as_number(q, machine) for q in ratios))
+
+    return call
+
+
+def _long_literals(expr: Any) -> list[sp.Rational]:
+    items = expr if isinstance(expr, (list, tuple)) else [expr]
+    return sorted({r for e in items if isinstance(e, sp.Basic) for r in e.atoms(sp.Rational)
+                   if max(abs(r.p), r.q).bit_length() > _PRINTABLE_BITS}, key=sp.default_sort_key)
+
+
+def _replace(expr: Any, hidden: dict[sp.Rational, sp.Dummy]) -> Any:
+    if isinstance(expr, (list, tuple)):
+        return type(expr)(_replace(e, hidden) for e in expr)
+    return expr.xreplace(hidden)
+
+
+def _as_number(q: Fraction, machine: bool) -> Any:
+    value = mp.mpf(q.numerator) / q.denominator
+    if not machine:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")

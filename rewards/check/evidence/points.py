@@ -483,10 +483,12 @@ def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
             seen.add(g)
             deadline.check()
             found = [(lo + hi) / 2 for lo, hi, _ in _roots_of(g, x, deadline)]
-            if _periodic(g, x):
+            if len(found) > PERIODIC_ROOTS or _periodic(g, x):
                 # A few periods around the origin stand for all of them: a
                 # term can only peak at one root of a periodic argument if
-                # it peaks at all of them.
+                # it peaks at all of them. An oscillating one (x sin x) is
+                # read the same way: a term that peaks at one of its roots
+                # only has an argument of its own that vanishes there.
                 for r in sorted(found, key=abs)[:PERIODIC_ROOTS]:
                     periodic.setdefault(r)
             else:

@@ -137,3 +137,18 @@ def test_long_literals_are_passed_in_not_printed():
     fn = compile_expr([x], x / sp.Integer(37) ** 5000)
     with mp.workdps(30):
         assert abs(fn(mp.mpf(37) ** 5000) - 1) < mp.mpf("1e-25")
+
+
+# numpy has no LambertW: the branch-cut scan of a complex log's argument then
+# goes point by point in mpmath instead of finding no crossing at all.
+_LAMBERT_INTEGRAND = "LambertW(x)/(x*(1+LambertW(x))*((LambertW(x)-1)**2+4))"
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    (r"\frac{1}{4i}\ln\frac{W(x)-1-2i}{W(x)-1+2i}", "WRONG"),
+    (r"\frac{1}{2}\arctan\frac{W(x)-1}{2}", "CORRECT"),
+], ids=["log_crossing_its_cut_at_e", "arctan_form"])
+def test_cut_crossings_of_arguments_numpy_cannot_evaluate(answer, expected):
+    result = check_antiderivative(rf"\boxed{{{answer}}}", _LAMBERT_INTEGRAND, symbol="x",
+                                  timeout_s=30)
+    assert result.verdict.name == expected, (result.reason, result.detail)

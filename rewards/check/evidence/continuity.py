@@ -158,7 +158,7 @@ def _cut_crossings(answer: sp.Expr, x: sp.Symbol, fixed: dict[sp.Symbol, sp.Expr
             continue
         seen.add((u, part))
         deadline.check()
-        values = _scan(x, u)
+        values = _scan(x, u, deadline)
         if values is None:
             continue
         parts = values.imag if part == "im" else values.real
@@ -181,14 +181,35 @@ def _cut_crossings(answer: sp.Expr, x: sp.Symbol, fixed: dict[sp.Symbol, sp.Expr
     return found
 
 
-def _scan(x: sp.Symbol, u: sp.Expr) -> Any:
+def _scan(x: sp.Symbol, u: sp.Expr, deadline: Deadline) -> Any:
+    """``u`` on the scan grid: vectorized, or point by point in mpmath where
+    numpy has no such function (LambertW, a Fresnel integral) or the whole
+    array fails; ``None`` only when neither gives values."""
     try:
         fn = compile_expr([x], u, "numpy")
         with np.errstate(all="ignore"):
             values = np.asarray(fn(_SCAN.astype(complex)), dtype=complex)
-    except Exception:  # noqa: BLE001 - numpy cannot evaluate it: no candidates from it
+        if values.shape == _SCAN.shape:
+            return values
+    except Exception:  # noqa: BLE001 - numpy cannot evaluate it: point by point below
+        pass
+    return _scan_pointwise(x, u, deadline)
+
+
+def _scan_pointwise(x: sp.Symbol, u: sp.Expr, deadline: Deadline) -> Any:
+    try:
+        fn = compile_expr([x], u)
+    except Exception:  # noqa: BLE001 - not even mpmath can evaluate it: no candidates
         return None
-    return values if values.shape == _SCAN.shape else None
+    values = np.full(_SCAN.shape, np.nan, dtype=complex)
+    with mp.workdps(15):
+        for k, t in enumerate(_SCAN):
+            if k % 64 == 0:
+                deadline.check()
+            w = within(POINT_BUDGET_S, deadline, _complex_at, fn, mp.mpf(float(t)))
+            if w is not None:
+                values[k] = complex(w)
+    return values if np.isfinite(values).any() else None
 
 
 def _bisect(value: Callable[[Any], Any], lo: float, hi: float,

@@ -66,10 +66,12 @@ CASES = [
      "exp(exp(2016*x) + 6048*x)", "CORRECT"),
     ("scale_nested", r"e^{e^{100x}}/100", "exp(100*x + exp(100*x))", "CORRECT"),
     ("scale_wrong_factor", r"\frac{e^{3000x}}{3001}", "exp(3000*x)", "WRONG"),
-    # literals too long to print (37^5000): a verdict, not a timeout
-    ("literal_of_7841_digits", r"\sin(x + \frac{2\pi}{1 + (37/x)^{5000}}) + x", "cos(x)+1",
-     "WRONG"),
-    ("literal_of_6450_digits", r"\sin x + x + \frac{1}{1 + (x/41)^{4000}}", "cos(x)+1", "WRONG"),
+    # a far switch with its constant written apart: e^{-1500} parses (up to e^{±4000},
+    # what the confirmation resolves), and a change of that size is seen
+    ("constant_e_minus_1500_right", r"\cos x + e^{-1500}e^{-2x}", "-sin(x)-2*exp(-1500-2*x)",
+     "CORRECT"),
+    ("constant_e_minus_1500_wrong", r"\cos x + e^{-1500}e^{-2x}", "-sin(x)", "WRONG"),
+    ("constant_e_minus_3000_inside", r"x + e^{-3000}\sin(x)", "1", "WRONG"),
 ]
 
 
@@ -78,6 +80,20 @@ CASES = [
 def test_verdict(answer, integrand, expected):
     result = check_antiderivative(rf"\boxed{{{answer}}}", integrand, symbol="x", timeout_s=30)
     assert result.verdict.name == expected, (result.reason, result.detail)
+
+
+@pytest.mark.parametrize("answer", [
+    r"\sin(x + \frac{2\pi}{1 + (37/x)^{5000}}) + x",
+    r"\sin x + x + \frac{1}{1 + (x/41)^{4000}}",
+], ids=["literal_of_7841_digits", "literal_of_6450_digits"])
+def test_literals_too_long_to_print_get_a_verdict(answer):
+    # SymPy's printer used to raise on them (str() of an int past 4300
+    # digits), and the reward returned None, paying a wrong answer better
+    # than 0. Their confirmation runs at 4,000 extra digits: seconds, so a
+    # loaded machine may reach the deadline instead, which pays 0 too.
+    result = check_antiderivative(rf"\boxed{{{answer}}}", "cos(x)+1", symbol="x", timeout_s=60)
+    assert result.verdict.name in ("WRONG", "TIMEOUT"), (result.reason, result.detail)
+    assert result.reason != "unexpected"
 
 
 def test_numeric_only_accept_names_its_guarantee():

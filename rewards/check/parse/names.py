@@ -39,6 +39,11 @@ MAX_SYMBOLIC_EXPONENT = 100
 # numbers *inside* a constant exponent stay below this (exp(c log a) becomes
 # a**c, so c and a must stay small for the result to stay cheap).
 MAX_CONSTANT_EXPONENT = 1000
+# e^{c} with c a plain number (e^{-1500}, a far switch written e^{-1500}e^{x})
+# stays an unexpanded exp node, so only the evidence bounds it: the numeric
+# confirmation resolves a constant of 10^-1737 (e^{-4000}) with its extra
+# digits (evidence/numeric.py, MAX_EXTRA_DIGITS), and nothing smaller.
+MAX_E_EXPONENT = 4000
 # n!, Gamma(n), binomial(n, k) with a constant n are computed exactly.
 MAX_FACTORIAL_ARG = 1000
 # Top-level terms of a sum (an expanded polynomial of degree 300 has 301).

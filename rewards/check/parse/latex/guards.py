@@ -12,6 +12,7 @@ from ...errors import ParseFailure
 from ..names import (
     MAX_COMPLEX_EXPONENT,
     MAX_CONSTANT_EXPONENT,
+    MAX_E_EXPONENT,
     MAX_EXPONENT,
     MAX_FACTORIAL_ARG,
     MAX_SYMBOLIC_EXPONENT,
@@ -215,9 +216,11 @@ def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> fl
                     raise ParseFailure("exponent_too_large",
                                        f"exponent {power:.4g} of an expression (limit {limit})")
             else:
-                if power > MAX_CONSTANT_EXPONENT:
+                plain_e = base is sp.E and not exp_node.atoms(sp.Function)
+                limit = MAX_E_EXPONENT if plain_e else MAX_CONSTANT_EXPONENT
+                if power > limit:
                     raise ParseFailure("exponent_too_large", f"exponent {power:.4g} of a "
-                                       f"constant (limit {MAX_CONSTANT_EXPONENT})")
+                                       f"constant (limit {limit})")
                 if base_bits > MAX_ROOT_BASE_BITS and not exp_node.is_Integer:
                     raise ParseFailure("number_too_large", "non-integer power of a huge constant")
         if constant:

@@ -82,6 +82,7 @@ def test_verdict(answer, integrand, expected):
     assert result.verdict.name == expected, (result.reason, result.detail)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("answer", [
     r"\sin(x + \frac{2\pi}{1 + (37/x)^{5000}}) + x",
     r"\sin x + x + \frac{1}{1 + (x/41)^{4000}}",

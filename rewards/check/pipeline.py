@@ -25,7 +25,7 @@ import sympy as sp
 
 from .context import Check
 from .errors import strict_mode
-from .evidence.gather import Evidence
+from .evidence.gather import Evidence, Pair
 from .memo import JudgementMemo
 from .prepare.constants import constants_stage
 from .prepare.derivative import derivative_stage
@@ -125,8 +125,9 @@ def _stages(check: Check, candidate: Any, integrand: Any, input_kind: InputKind,
     answer, integrand_expr, x, param_symbols = real_stage(check, answer, integrand_expr, params)
     check.deadline.check()
     derivative = derivative_stage(check, answer, x, {x, *param_symbols.values()})
-    evidence = Evidence(written, parsed_integrand, check.symbol, derivative, integrand_expr, x,
-                        sorted(param_symbols.values(), key=lambda s: s.name), check.deadline)
+    evidence = Evidence(Pair(written, parsed_integrand, check.symbol, derivative, integrand_expr,
+                             x, tuple(sorted(param_symbols.values(), key=lambda s: s.name))),
+                        check.deadline)
     if memo is None:
         return _judge(check, evidence)
     key = memo.key(derivative, integrand_expr, written)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
@@ -29,27 +30,44 @@ from .points import (
 FILL_PER_GAP = 8
 
 
+@dataclass(frozen=True)
+class Pair:
+    """What one check's evidence compares: the answer and the integrand as
+    parsed (the domain rule reads them as written: e^{2 ln x} is undefined
+    for x < 0) and as rebound to the real variable ``x``, F', and the
+    integrand's parameters."""
+
+    written: sp.Expr
+    parsed_integrand: sp.Expr
+    symbol: str
+    derivative: sp.Expr
+    integrand: sp.Expr
+    x: sp.Symbol
+    params: tuple[sp.Symbol, ...]
+
+
 class Evidence:
     """The numeric side of one check: points drawn for this (answer,
     integrand) pair, the comparisons on them, and the domain rule.
 
     Randomness is seeded by the answer and the integrand as parsed (see
     :mod:`.points`), one stream per use, so each is reproducible alone.
+    ``param_values`` fixes the parameters (else drawn, positive).
     """
 
-    def __init__(self, written: sp.Expr, parsed_integrand: sp.Expr, symbol: str,
-                 derivative: sp.Expr, integrand: sp.Expr, real_symbol: sp.Symbol,
-                 params: list[sp.Symbol], deadline: Deadline,
+    def __init__(self, pair: Pair, deadline: Deadline,
                  param_values: list[str] | None = None) -> None:
-        self.written, self.parsed_integrand, self.symbol = written, parsed_integrand, symbol
-        self.derivative, self.integrand, self.x = derivative, integrand, real_symbol
-        self.params = params
+        self.pair = pair
+        self.written, self.parsed_integrand, self.symbol = (pair.written, pair.parsed_integrand,
+                                                            pair.symbol)
+        self.derivative, self.integrand, self.x = pair.derivative, pair.integrand, pair.x
+        self.params = list(pair.params)
         self.deadline = deadline
         # Seeded by the derivative: F and F + 7 are one answer and get the
         # same points (and one memo entry).
-        self.seed = seed_for(derivative, integrand, sp.Symbol(symbol))
+        self.seed = seed_for(self.derivative, self.integrand, sp.Symbol(self.symbol))
         self.param_values = param_values if param_values is not None else \
-            parameter_values(random.Random(self.seed ^ 2), len(params))
+            parameter_values(random.Random(self.seed ^ 2), len(self.params))
         self._domain: DomainReport | None = None
         # True once the evidence for F' = f comes from the real line rather
         # than from an identity of analytic functions (complex points).
@@ -260,8 +278,7 @@ class Evidence:
         start = time.perf_counter()
         tried = []
         for values in parameter_sign_sets(random.Random(self.seed ^ 4), self.param_values):
-            other = Evidence(self.written, self.parsed_integrand, self.symbol, self.derivative,
-                             self.integrand, self.x, self.params, self.deadline, values)
+            other = Evidence(self.pair, self.deadline, values)
             _, screen = other.screen()
             named = {p.name: v for p, v in zip(self.params, values, strict=True)}
             tried.append({"values": named, "decision": screen["decision"]})

@@ -49,6 +49,10 @@ CASES = [
     ("switch_of_a_polynomial_exponent", r"\sin(x + e^{x^2/1000 - 1000}) + x", "cos(x) + 1",
      "WRONG"),
     ("step_far_out", r"\frac{x^2}{2} + \tanh(x - 2500)", "x", "WRONG"),
+    ("switch_of_a_high_power", r"\sin(x + (\frac{x+1000}{2000})^{2000}) + x", "cos(x) + 1",
+     "WRONG"),
+    ("high_power_right", r"\frac{2000}{2001}\left(\frac{x+1000}{2000}\right)^{2001}",
+     "((x+1000)/2000)**2000", "CORRECT"),
     ("switch_right_both_sides", r"\sin(x + e^{x-1000})", "cos(x + exp(x-1000))*(1+exp(x-1000))",
      "CORRECT"),
     ("switch_right_in_a_log", r"\ln(1 + e^{x - 900})", "exp(x-900)/(1+exp(x-900))", "CORRECT"),
@@ -120,8 +124,10 @@ def test_critical_points_of_a_rootless_exponent_are_features():
     (sp.exp(-x - 1500), -1500),
     (1 / sp.cosh(x - 3000), 3000),
     (sp.log(1 + sp.exp(x**2 - 10**6)), 1000),
+    (sp.sin(x + ((x + 1000) / 2000)**2000), 1000),
+    (((x + 1000) / 2000)**2000, -3000),
 ], ids=["constant_factor", "shifted_exponent", "rational_factor", "mirror", "sech",
-        "polynomial_exponent"])
+        "polynomial_exponent", "high_power", "high_power_negative_side"])
 def test_far_points_straddle_the_switch(expr, switch):
     points = [float(p) for p, _ in far_points([expr], x, Deadline(10), random.Random(1))]
     assert any(switch < p < switch + 60 for p in points)

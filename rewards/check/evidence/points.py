@@ -61,6 +61,40 @@ PERIODIC_ROOTS = 12
 _MAX_EXACT_DEGREE = 60
 
 
+def _written_degree(expr: sp.Expr, x: sp.Symbol) -> int:
+    """An upper bound on the degree of ``expr`` in ``x`` read off its tree
+    (no expansion: ``(1/2 + x/2000)^{2000}`` is 2000 at once, where
+    ``sp.Poly`` would first build its 2,001 terms)."""
+    if not expr.has(x):
+        return 0
+    if expr == x:
+        return 1
+    if isinstance(expr, sp.Pow):
+        exponent = expr.args[1]
+        if exponent.is_Integer and exponent > 0:
+            return int(exponent) * _written_degree(expr.args[0], x)
+        return _HUGE_DEGREE
+    if isinstance(expr, sp.Mul):
+        return sum(_written_degree(a, x) for a in expr.args)
+    if isinstance(expr, sp.Add):
+        return max(_written_degree(a, x) for a in expr.args)
+    return _HUGE_DEGREE
+
+
+_HUGE_DEGREE = 10**9
+
+
+def small_polynomial(expr: sp.Expr, x: sp.Symbol, max_degree: int) -> sp.Poly | None:
+    """``expr`` as a polynomial in ``x`` when it is one of degree at most
+    ``max_degree`` (judged before expanding anything); else ``None``."""
+    if _written_degree(expr, x) > max_degree or not expr.is_polynomial(x):
+        return None
+    try:
+        return sp.Poly(expr, x)
+    except sp.PolynomialError:
+        return None
+
+
 def structure_digest(*exprs: sp.Basic) -> bytes:
     """SHA-256 of the expressions' exact structure: the same in every
     process (no ``hash()``, which is randomized per process), and far
@@ -175,12 +209,10 @@ def natural_scale(exprs: Sequence[sp.Expr], x: sp.Symbol) -> float | None:
                 if not isinstance(arg, sp.Expr) or arg in seen or not arg.has(x):
                     continue
                 seen.add(arg)
-                if not arg.is_polynomial(x):
+                poly = small_polynomial(arg, x, _MAX_EXACT_DEGREE)
+                if poly is None:
                     continue
-                try:
-                    terms = sp.Poly(arg, x).terms()
-                except sp.PolynomialError:
-                    continue
+                terms = poly.terms()
                 for (k,), c in terms:
                     if k < 1 or not c.is_number:
                         continue
@@ -305,7 +337,7 @@ def _roots_of(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
         if not sp.sympify(part).has(x):
             continue
         exact = None
-        if part.is_polynomial(x):
+        if _written_degree(part, x) <= _MAX_EXACT_DEGREE and part.is_polynomial(x):
             try:
                 exact = _exact_roots(sp.Poly(part, x))
             except (sp.PolynomialError, sp.polys.polyerrors.PolificationFailed):
@@ -359,8 +391,7 @@ def _periodic(g: sp.Expr, x: sp.Symbol) -> bool:
     for node in sp.preorder_traversal(g):
         if isinstance(node, CIRCULAR) and node.has(x):
             arguments.add(node.args[0])
-    if not arguments or any(not sp.Poly(a, x).is_linear if a.is_polynomial(x) else True
-                            for a in arguments):
+    if not arguments or any(small_polynomial(a, x, 1) is None for a in arguments):
         return False
     slopes = {sp.Poly(a, x).coeff_monomial(x) for a in arguments}
     if len(slopes) != 1:
@@ -456,7 +487,7 @@ def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> Iterable[sp.Expr]:
                 # Expressions only: a Piecewise's arguments are (piece, condition) pairs.
                 if isinstance(arg, sp.Expr) and arg.has(x):
                     yield arg
-                    if not (arg.is_polynomial(x) and sp.degree(arg, x) < 2):
+                    if small_polynomial(arg, x, 1) is None:
                         nonlinear.setdefault(arg)
     for arg in sorted(nonlinear, key=sp.count_ops, reverse=True)[:MAX_CRITICAL_ARGUMENTS]:
         yield sp.diff(arg, x)
@@ -523,7 +554,7 @@ def arguments_left_out(exprs: Sequence[sp.Expr], x: sp.Symbol) -> bool:
                      if isinstance(node, (sp.Function, sp.Pow))
                      for arg in node.args
                      if isinstance(arg, sp.Expr) and arg.has(x)
-                     and not (arg.is_polynomial(x) and sp.degree(arg, x) < 2)}
+                     and small_polynomial(arg, x, 1) is None}
         if len(nonlinear) > MAX_CRITICAL_ARGUMENTS:
             return True
     return False
@@ -572,12 +603,23 @@ def _log_size(constant: sp.Expr) -> float | None:
         return None
 
 
-def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
-    """``L(x)`` for every product in ``expr`` that grows exponentially:
-    ``ln|term|`` up to slowly varying factors, i.e. the sum of its factors'
-    growth exponents plus ln of its constant factor. ``e^{-1000} e^{x}`` has
-    ``x - 1000``: below round-off next to 1 until x = 1000, then dominant."""
-    out: dict[sp.Expr, None] = {}
+# A power b(x)^n with |n| at least this is a switch: below round-off where
+# |b| < 1 (next to 1), dominant where |b| > 1.
+_GROWING_POWER = 20
+# Degree up to which a growing power's base is solved for its switch points.
+_MAX_BASE_DEGREE = 8
+
+
+def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[tuple[sp.Expr, sp.Expr]]:
+    """``(g, L)`` for every product in ``expr`` that grows exponentially or
+    as a high power: the real roots of ``g`` are where ``L(x)``, its
+    ``ln|term|`` up to slowly varying factors, crosses 0. For exponential
+    factors ``L`` is the sum of their exponents plus ln of the constant
+    factor (``e^{-1000} e^{x}``: ``x - 1000``, below round-off next to 1
+    until x = 1000, then dominant), and ``g = L``; for a power ``c b(x)^n``,
+    ``L = n ln b + ln|c|`` and ``g = b ∓ |c|^{-1/n}`` (``((x + 1000)/2000)^{2000}``
+    switches on at x = 1000)."""
+    out: dict[tuple[sp.Expr, sp.Expr], None] = {}
     for node in sp.preorder_traversal(expr):
         if not isinstance(node, sp.Expr) or not node.has(x):
             continue
@@ -585,6 +627,7 @@ def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
         exponents: list[sp.Expr] = [sp.Integer(0)]
         constant = sp.Integer(0)
         grows = False
+        powers = []
         for factor in factors:
             if not factor.has(x):
                 size = _log_size(factor)
@@ -595,9 +638,20 @@ def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
             if growth:
                 grows = True
                 exponents = [e + g for e in exponents for g in growth][:4]
+            elif (isinstance(factor, sp.Pow) and factor.args[1].is_number
+                  and factor.args[1].is_real and abs(factor.args[1]) >= _GROWING_POWER
+                  and small_polynomial(factor.args[0], x, _MAX_BASE_DEGREE) is not None):
+                powers.append(factor)
         if grows:
             for e in exponents:
-                out.setdefault(sp.expand(e + constant))
+                size = sp.expand(e + constant)
+                out.setdefault((size, size))
+        elif len(powers) == 1:
+            base, n = powers[0].args
+            level = sp.Float(math.exp(max(-700.0, min(700.0, -float(constant) / float(n)))), 15)
+            size = n * sp.log(base) + constant
+            for target in (level, -level):
+                out.setdefault((sp.expand(base - target), size))
     return list(out)
 
 
@@ -606,7 +660,7 @@ def _real_roots(g: sp.Expr, x: sp.Symbol) -> list[float]:
     none for anything else: an exponent that is not a polynomial is either
     bounded (e^{\\sin x} switches nothing on) or grows through exponential
     subterms of its own (e^{e^{x - 1000}}), which have their switches."""
-    if g.is_polynomial(x):
+    if _written_degree(g, x) <= _MAX_EXACT_DEGREE and g.is_polynomial(x):
         try:
             poly = sp.Poly(g, x)
             if poly.degree() < 1 or not all(c.is_number for c in poly.all_coeffs()):
@@ -644,10 +698,10 @@ def far_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
     switches: dict[float, float] = {}
     for expr in exprs:
         expr = expr.xreplace(substitutions) if substitutions else expr
-        for size in _size_exponents(expr, x):
+        for equation, size in _size_exponents(expr, x):
             deadline.check()
             slope = sp.diff(size, x)
-            for r in _real_roots(size, x):
+            for r in _real_roots(equation, x):
                 if abs(r) <= _NEAR:
                     continue
                 try:

@@ -103,6 +103,11 @@ def _decompose(arg: sp.Expr) -> list[tuple[sp.Rational, sp.Expr]]:
     for any arg, since exp(a+b) = exp(a) exp(b) on all of C."""
     if arg.has(sp.log):
         arg = _split_constant_logs(arg)
+    if any(p.exp.is_Integer and abs(p.exp) > MAX_SUM_POWER and p.base.is_Add
+           for p in arg.atoms(sp.Pow)):
+        # expand() would write out all its terms first ((1/2 + x/2000)^{2000}:
+        # 2,001 of them, seconds); the algebra refuses such a power anyway.
+        raise _Unsupported("huge_power")
     out = []
     for term in sp.Add.make_args(sp.expand(arg)):
         coeff, mono = term.as_coeff_Mul()

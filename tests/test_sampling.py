@@ -175,3 +175,11 @@ def test_cut_crossings_of_arguments_numpy_cannot_evaluate(answer, expected):
     result = check_antiderivative(rf"\boxed{{{answer}}}", _LAMBERT_INTEGRAND, symbol="x",
                                   timeout_s=30)
     assert result.verdict.name == expected, (result.reason, result.detail)
+
+
+def test_the_real_sample_reaches_the_natural_scale():
+    from rewards.check.evidence.domain import analyze
+
+    F = sp.sign(x) * (sp.exp(2016 * sp.Abs(x)) - 1) / 2016
+    report = analyze(F, sp.exp(2016 * sp.Abs(x)), "x", {}, random.Random(0), Deadline(10))
+    assert sum(abs(float(p)) < 0.01 for p, _ in report.points) >= 4

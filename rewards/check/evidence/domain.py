@@ -43,7 +43,15 @@ import sympy as sp
 from ..functions import FACTS, REAL_WHERE_FINITE
 from ..timebox import Deadline, within
 from .lambdify import compile_expr
-from .points import POINT_BUDGET_S, Breakpoints, Point, breakpoints, real_points
+from .points import (
+    POINT_BUDGET_S,
+    Breakpoints,
+    Point,
+    breakpoints,
+    natural_scale,
+    real_points,
+    scaled_real_points,
+)
 
 
 def restricts_domain(expr: sp.Basic) -> bool:
@@ -376,6 +384,11 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
         all_breaks = breakpoints([answer, integrand], x, deadline, fixed, cache=roots)
         splits = breakpoints([integrand], x, deadline, fixed, domain_only=True, cache=roots)
     points = real_points(rng, all_breaks)
+    scale = natural_scale([answer, integrand], x)
+    if scale is not None:
+        # e^{2016 |x|}: the spread points are where nothing below e^{100}
+        # relative shows; these are where the values are of size 1.
+        points = list(dict.fromkeys([*points, *scaled_real_points(rng, scale)]))
     if fill:
         points = list(dict.fromkeys([*points, *_fill_points(rng, all_breaks, fill)]))
     f_value = RealEvaluator(integrand, real_values=True)

@@ -226,6 +226,12 @@ def natural_scale(exprs: Sequence[sp.Expr], x: sp.Symbol) -> float | None:
     return best if best is not None and best < SMALL_SCALE else None
 
 
+def scaled_real_points(rng: random.Random, scale: float, n: int = 8) -> list[Point]:
+    """``n`` real points spread like the generic ones, times ``scale`` (the
+    real-line counterpart of ``complex_points(..., scale=scale)``)."""
+    return [(_decimal(_spread(rng, 1 if i % 2 == 0 else -1) * scale), "0") for i in range(n)]
+
+
 # Sign patterns of the parameters tried beyond the all-positive one: every
 # pattern up to this many parameters, else as many random ones.
 _ALL_SIGN_PATTERNS_UP_TO = 3

@@ -209,7 +209,9 @@ def natural_scale(exprs: Sequence[sp.Expr], x: sp.Symbol) -> float | None:
                 if not isinstance(arg, sp.Expr) or arg in seen or not arg.has(x):
                     continue
                 seen.add(arg)
-                poly = small_polynomial(arg, x, _MAX_EXACT_DEGREE)
+                # |u| changes as fast as u: e^{2016 |x|} has the scale of e^{2016 x}.
+                plain = arg.replace(sp.Abs, lambda u: u) if arg.has(sp.Abs) else arg
+                poly = small_polynomial(plain, x, _MAX_EXACT_DEGREE)
                 if poly is None:
                     continue
                 terms = poly.terms()

@@ -39,6 +39,10 @@ CASES = [
      "discontinuous"),
     (r"\arctan(10^8(x-3))", "10**8/(1+10**16*(x-3)**2)", "CORRECT", None),
     (r"10^{10}\arctan(10^{10}x)", "1/(x**2 + 10**(-20))", "CORRECT", None),
+    # SymPy's arccot is odd: it jumps by pi where its argument crosses 0
+    (r"-\operatorname{arccot} x", "1/(1 + x**2)", "WRONG", "discontinuous"),
+    (r"-\operatorname{arccot}(10^8(x-3))", "10**8/(1+10**16*(x-3)**2)", "WRONG", "discontinuous"),
+    (r"\operatorname{arccot}(x^2+1)", "-2*x/(1+(x**2+1)**2)", "CORRECT", None),
     # branches off the real domain: the real reading on (0, 1) decides
     (r"4\arcsin\sqrt[4]{x}", "1/sqrt(x*sqrt(x) - x**2)", "CORRECT", None),
     (r"\tfrac23\arcsin x^{3/2}", "sqrt(x/(1-x**3))", "CORRECT", None),

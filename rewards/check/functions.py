@@ -147,10 +147,13 @@ FACTS: dict[type, Facts] = {
                    breaks=_unit_bounds),
     sp.atan: Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True,
                    cut=_CUT_IMAGINARY_OUTSIDE),
-    # SymPy's acot is continuous at 0 and odd: pi/2 - atan(u), not mpmath's.
+    # SymPy's acot is odd (acot(-u) = -acot(u), as in Mathematica and
+    # mpmath): it jumps from -pi/2 to pi/2 where its argument crosses 0, and
+    # is continuous across a pole of it (acot(1/x) = atan(x)). The checker
+    # reads the function it parsed, so both the value and the jump are its.
     sp.acot: Facts("inverse_circular", real_where_finite=True,
-                   mpmath=lambda u: mp.pi / 2 - mp.atan(u), branchy=True, bounded=True,
-                   cut=_CUT_IMAGINARY_INSIDE),
+                   mpmath=mp.acot, branchy=True, bounded=True,
+                   cut=_CUT_IMAGINARY_INSIDE, breaks=_at(KINK)),
     sp.asec: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec,
                    branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
     sp.acsc: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc,

@@ -70,6 +70,7 @@ from ..names import (
     BY_CANONICAL_NAME,
     FUNCTIONS,
     MAX_EXPONENT,
+    MAX_TERMS,
 )
 from ..sympy_text import parse_sympy_text
 from .canon import canonicalize_latex
@@ -190,6 +191,31 @@ def _rebuild(e: sp.Basic, symbol: str) -> sp.Basic:
     return e.func(*args)
 
 
+def _finite_sums_written_out(e: sp.Basic, rules: list[str] | None) -> sp.Basic:
+    r"""``\sum_{k=0}^{44} \binom{44}{k} (-1)^k x^{k+1}/(k+1)`` (a polynomial written
+    as a sum with integer bounds) as its terms, unevaluated, so the size guards
+    see every one of them before anything is computed; a sum with other bounds,
+    or more than :data:`MAX_TERMS` terms, stays a ``Sum`` (not an answer)."""
+    if not e.has(sp.Sum):
+        return e
+
+    def written_out(node: sp.Sum) -> sp.Basic:
+        if len(node.limits) != 1:
+            return node
+        k, lo, hi = node.limits[0]
+        if not (lo.is_Integer and hi.is_Integer) or not 0 <= hi - lo < MAX_TERMS:
+            return node
+        with sp.evaluate(False):
+            terms = [node.function.xreplace({k: sp.Integer(i)})
+                     for i in range(int(lo), int(hi) + 1)]
+            out = sp.Add(*terms) if terms else sp.Integer(0)
+        if rules is not None and "finite_sum_written_out" not in rules:
+            rules.append("finite_sum_written_out")
+        return out
+
+    return e.replace(lambda n: isinstance(n, sp.Sum), written_out)
+
+
 def _apply(func, args: list[sp.Basic]) -> sp.Basic:
     # As the SymPy-text parser does: a function of the variable stays as
     # written (exp(2 log x) is not x**2 yet), so the domain rule can read the
@@ -250,6 +276,7 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS
         rules.append("long_sum_chunks")
     guard = _Guard(symbol, max_exponent)
     try:
+        raw_terms = [_finite_sums_written_out(t, rules) for t in raw_terms]
         kept = _inspect_terms(raw_terms, guard, answer, rules)
         expr = exact_decimals(sp.Add(*[_rebuild(t, symbol) for t in kept]), text)
     except RecursionError:

@@ -235,7 +235,10 @@ def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> fl
                                        f"{type(e).__name__} of {n:.4g}")
                 biggest = max(biggest, n)
         if constant:
-            bits = sum(child) + biggest * max(1.0, math.log2(biggest)) + 2.0
+            # n! has about n log2 n bits; binomial(n, k) at most n (it is
+            # below 2^n), so a polynomial written as a binomial sum stays cheap.
+            grows = 1.0 if isinstance(e, sp.binomial) else max(1.0, math.log2(biggest))
+            bits = sum(child) + biggest * grows + 2.0
     elif constant:
         bits = sum(child) + len(child)
     if bits is not None and bits > MAX_CONST_BITS:

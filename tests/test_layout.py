@@ -110,11 +110,11 @@ def test_benchmarks_and_test_helpers_are_not_in_the_package():
 
 # Inside the checker, its stages in data-flow order: a module imports from its
 # own step and the ones before it. The leaves (results, errors, clocks, the
-# function table, the memory cap) come first; the pipeline that runs the
+# function table, the memory cap, the size limits) come first; the pipeline that runs the
 # stages, and the package's own __init__, last.
 CHECK_STEPS = (
     ("rewards.check.errors", "rewards.check.result", "rewards.check.timebox",
-     "rewards.check.functions", "rewards.check.memory"),
+     "rewards.check.functions", "rewards.check.memory", "rewards.check.limits"),
     ("rewards.check.parse",),
     ("rewards.check.extract",),
     ("rewards.check.proof", "rewards.check.evidence"),

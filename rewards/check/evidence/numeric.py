@@ -165,7 +165,7 @@ def _classify(low, high, low_dps: int, high_dps: int) -> str:
 
 MAX_EXTRA_DIGITS = 4000
 # Most additive terms of F' that invisible_terms sizes one by one.
-MAX_TERMS = 400
+MAX_SIZED_TERMS = 400
 # Most digits raise_to_sizes adds for the size of the values.
 MAX_SIZE_DIGITS = 1200
 
@@ -400,7 +400,7 @@ class NumericComparer:
         return True
 
     def invisible_terms(self, derivative: sp.Expr, symbol: sp.Symbol, params: list[sp.Symbol],
-                        max_terms: int = MAX_TERMS) -> list[str]:
+                        max_terms: int = MAX_SIZED_TERMS) -> list[str]:
         """Additive terms of F' that are below round-off at EVERY sample point.
 
         A numeric-only accept cannot see a term that vanishes at all sample

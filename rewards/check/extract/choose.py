@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import strict_mode
+from ..limits import ANSWER
 from ..parse.equation import equation_rhs
 from ..parse.names import GREEK_NAMES, GREEK_VARIANTS
 from .flags import _HEDGE_CHARS, _comparison_key, answer_flags
@@ -58,8 +59,8 @@ def extract_answer(
     *,
     policy: AnswerPolicy | BoxPolicy | str = DEFAULT_POLICY,
     math_fallback: bool | None = None,
-    max_chars: int = 200_000,
-    max_answer_chars: int = 5_000,
+    max_chars: int = ANSWER.response_chars,
+    max_answer_chars: int = ANSWER.answer_chars,
 ) -> Extraction:
     r"""Extract the final answer from a model completion.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..limits import ANSWER
 from .policy import SOURCE_ANSWER_TAG, SOURCE_BOXED
 
 # A marker is (source, opener_start, content_start, content_end, end, in_tag).
@@ -24,9 +25,6 @@ _TAG_CLOSE = re.compile(r"<\s*/\s*answer\s*>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>", re.IGNORECASE)
 
-# \boxed{\boxed{x}} is unwrapped to x; the cap only matters for pathological
-# input, and each round is linear in an answer already capped by length.
-_MAX_UNWRAP = 8
 
 
 def _split_reasoning(text: str) -> tuple[int, str]:
@@ -210,7 +208,7 @@ def _final_markers(text: str, start: int) -> tuple[list[_Marker], int | None, st
 
 
 def _unwrap_nested_boxes(value: str) -> str:
-    for _ in range(_MAX_UNWRAP):
+    for _ in range(ANSWER.unwrap_depth):
         if not value.startswith(("\\boxed", "\\fbox")):
             break
         spans, unclosed = _scan_boxes(value)

@@ -1,60 +1,15 @@
-"""Names and size limits shared by both answer parsers (LaTeX and SymPy text).
+"""Names shared by both answer parsers (LaTeX and SymPy text).
 
 One table says which function names an answer may use and what SymPy function
 each spelling means, so ``\\operatorname{arcsinh}``, ``asinh(x)`` and
-``\\sinh^{-1}`` can never disagree between the two syntaxes; one set of limits
-bounds what evaluating a parsed answer may cost.
+``\\sinh^{-1}`` can never disagree between the two syntaxes. The size limits
+of both parsers live in :mod:`rewards.check.limits`.
 """
 from __future__ import annotations
 
 import re
 
 import sympy as sp
-
-# --- limits ----------------------------------------------------------------
-# The guards bound what evaluating a parsed expression may cost, not how a
-# literal looks: ``x^{2024}`` and ``(1-x)^{2015}`` are cheap (SymPy never
-# expands a power of a sum by itself; d/dx and numeric evaluation are linear
-# in the exponent's digits), so a power of the variable may have a large
-# exponent; a power of a *number* is bounded by the size of the number it
-# makes; and a huge constant that is only an additive term of an answer
-# (``+ 10^{10^{10}}``) is dropped unevaluated, since it vanishes under d/dx
-# (rule ``huge_constant_dropped``; only when other terms hold the variable).
-#
-# |numeric exponent| of a power whose base is a function of the variable
-# only (x^{2024}, (1-x)^{2015}, \tan^{2025} x) and every number inside a
-# symbolic exponent (e^{6048x}), in answers ...
-MAX_EXPONENT = 5000
-# ... and in integrands, which come from datasets, not from the policy.
-MAX_INTEGRAND_EXPONENT = 50_000
-# Numbers inside a symbolic exponent only scale it (e^{6048x}) ...
-MAX_EXPONENT_COEFFICIENT = 100_000
-# ... and integrands may have steep features of their own (e^{-10^6 (x-1)^2}).
-MAX_INTEGRAND_EXPONENT_COEFFICIENT = 10**12
-# A base holding any other symbol (an integration constant, a stray letter,
-# a parameter) keeps a small bound: SymPy asks assumption questions about
-# such a base that can expand the power (cost ~n^3 for a complex base).
-MAX_SYMBOLIC_EXPONENT = 100
-# A constant exponent (2^{n}, e^{n}) is bounded by the number it makes; the
-# numbers *inside* a constant exponent stay below this (exp(c log a) becomes
-# a**c, so c and a must stay small for the result to stay cheap).
-MAX_CONSTANT_EXPONENT = 1000
-# e^{c} with c a plain number (e^{-1500}, a far switch written e^{-1500}e^{x})
-# stays an unexpanded exp node, so only the evidence bounds it: the numeric
-# confirmation resolves a constant of 10^-1737 (e^{-4000}) with its extra
-# digits (evidence/numeric.py, MAX_EXTRA_DIGITS), and nothing smaller.
-MAX_E_EXPONENT = 4000
-# n!, Gamma(n), binomial(n, k) with a constant n are computed exactly.
-MAX_FACTORIAL_ARG = 1000
-# Top-level terms of a sum (an expanded polynomial of degree 300 has 301).
-MAX_TERMS = 600
-# A power of a base holding i, (x + i)^{n}: its real and imaginary parts are
-# dense polynomials that SymPy's realness queries expand (a query on
-# cosh(2^{(x+i)^{20}}) built a 600k-entry array, 6 s); real antiderivatives
-# never raise a complex base to a high power.
-MAX_COMPLEX_EXPONENT = 10
-# Pieces of one piecewise answer (cases environment or Piecewise(...)).
-MAX_PIECES = 12
 
 # --- one-argument functions, by every spelling a model uses ----------------
 # The canonical SymPy class name (``FUNCTIONS[s].__name__``) is what the LaTeX

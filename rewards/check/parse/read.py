@@ -48,18 +48,14 @@ from typing import Any
 import sympy as sp
 
 from ..errors import ParseFailure
+from ..limits import INTEGRAND
 from ..result import Shown, StageRecord, ms_since
 from .latex.canon import differential_in_numerator
 from .latex.cases import build_piecewise, lift_cases
 from .latex.grammar import canonicalize_latex, parse_latex
 from .latex.special import build_call, lift_special_calls
-from .names import MAX_INTEGRAND_EXPONENT, is_constant_name
+from .names import is_constant_name
 from .sympy_text import parse_sympy_text
-
-# Integrands come from datasets, not from the policy, but they go through the
-# same safe parser with roomier limits.
-_INTEGRAND_LIMITS = {"max_chars": 20_000, "max_depth": 200, "max_nodes": 20_000,
-                     "max_exponent": MAX_INTEGRAND_EXPONENT, "answer": False}
 
 # Refusals of the safe SymPy-syntax parser that are final in auto mode: the
 # text IS Python syntax, refused for what it contains. Anything else (a
@@ -189,7 +185,7 @@ def parse_latex_text(text: str, symbol: str, rules: list[str], depth: int = 0,
     lifted, cases = lift_cases(text)
     lifted, calls = lift_special_calls(lifted)
     canonical = canonicalize_latex(lifted, rules, symbol)
-    limits = {} if answer else {"max_exponent": MAX_INTEGRAND_EXPONENT}
+    limits = {} if answer else {"max_exponent": INTEGRAND.exponent}
     expr = _imaginary_unit(parse_latex(canonical, symbol, answer=answer and depth == 0,
                                        rules=rules, **limits), symbol, rules)
     if calls or cases:
@@ -217,4 +213,5 @@ def parse_integrand(text: str, kind: str, symbol: str) -> sp.Expr:
     """An integrand from a dataset (cached: GRPO sends each one 8+ times)."""
     if kind == "latex":
         return parse_latex_text(text, symbol, [], answer=False)[0]
-    return parse_sympy_text(text, symbol, **_INTEGRAND_LIMITS)
+    # From a dataset, not from the policy: the same safe parser, roomier limits.
+    return parse_sympy_text(text, symbol, limits=INTEGRAND, answer=False)

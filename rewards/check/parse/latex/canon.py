@@ -14,13 +14,11 @@ import re
 from collections.abc import Callable
 
 from ...errors import ParseFailure
+from ...limits import ANSWER
 from ..equation import equation_rhs
 from ..names import GREEK_VARIANTS, SUPERSCRIPT_RUN, superscript_text
 from .functions import FN_PREFIX, delimit_arguments, rename_functions
 from .scan import bracket_matches, collapse_ws, script_end
-
-# canonicalize refuses raw text longer than this (before any regex runs).
-MAX_INPUT_CHARS = 10_000
 
 # --------------------------------------------------------------------------
 # Canonicalization rules: each takes the text and returns the new text.
@@ -418,7 +416,6 @@ def _rule_implicit_product(t: str) -> str:
 _EXP_CARET = re.compile(r"e ?\^")
 
 
-_MAX_EXP_NESTING = 8
 
 
 def _rule_exp_power(t: str, depth: int = 0) -> str:
@@ -429,7 +426,7 @@ def _rule_exp_power(t: str, depth: int = 0) -> str:
     ``e^{x + \log_{3} 2}`` became ``2 e^x`` and ``e^{\operatorname{erf}(x)}``
     became ``x``. ``\exp`` is built unevaluated.
     """
-    if "e" not in t or "^" not in t or depth > _MAX_EXP_NESTING:
+    if "e" not in t or "^" not in t or depth > ANSWER.exp_nesting:
         return t
     match: dict[int, int] | None = None
     out, pos = [], 0
@@ -550,7 +547,7 @@ def canonicalize_latex(text: str, rules: list[str], symbol: str | None = None) -
     """
     if not isinstance(text, str):
         raise ParseFailure("latex_error", f"expected text, got {type(text).__name__}")
-    if len(text) > MAX_INPUT_CHARS:
+    if len(text) > ANSWER.latex_input_chars:
         raise ParseFailure("too_long", f"{len(text)} characters")
     if _ELLIPSIS.search(text):
         # \sqrt{x \sqrt{x \cdots}} is an infinite expression, not a formula

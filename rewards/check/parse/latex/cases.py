@@ -38,11 +38,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import ParseFailure
-from ..names import MAX_PIECES
+from ...limits import ANSWER
 from .scan import CASES_ENV, split_top
 
-MAX_ENVIRONMENTS = 5
-MAX_CONDITION_POWER = 4
 PLACEHOLDER = r"\Omega_{{{}}}"
 _FIRST_PLACEHOLDER = 9500
 
@@ -106,8 +104,8 @@ def _rows(body: str) -> list[tuple[str, str]]:
         rows.append((piece.strip().rstrip(",;.").strip(), condition.strip()))
     if not rows:
         raise ParseFailure("latex_error", "an empty cases environment")
-    if len(rows) > MAX_PIECES:
-        raise ParseFailure("too_many_nodes", f"more than {MAX_PIECES} cases")
+    if len(rows) > ANSWER.pieces:
+        raise ParseFailure("too_many_nodes", f"more than {ANSWER.pieces} cases")
     return rows
 
 
@@ -129,7 +127,7 @@ def lift_cases(text: str) -> tuple[str, list[CasesCall]]:
             continue
         if m.group(1) == "end":
             raise ParseFailure("latex_error", "\\end{cases} without its \\begin{cases}")
-        if len(calls) >= MAX_ENVIRONMENTS:
+        if len(calls) >= ANSWER.case_environments:
             raise ParseFailure("too_many_nodes", "too many cases environments")
         end_start, end = _matching_end(text, m.end())
         placeholder = PLACEHOLDER.format(_FIRST_PLACEHOLDER + len(calls))
@@ -168,7 +166,7 @@ def _check_side(expr: sp.Expr, symbol: str) -> None:
         if isinstance(node, (sp.Add, sp.Mul, sp.Abs)):
             continue
         if isinstance(node, sp.Pow) and (not node.base.free_symbols or (
-                node.exp.is_Integer and abs(node.exp) <= MAX_CONDITION_POWER)):
+                node.exp.is_Integer and abs(node.exp) <= ANSWER.condition_power)):
             continue
         if not node.free_symbols:
             continue                # a constant such as sqrt(2), pi/2, log(3)

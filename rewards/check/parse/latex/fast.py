@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 
 from ...functions import INVERSE_OF
+from ...limits import ANSWER
 from ..names import BY_CANONICAL_NAME
 from .functions import FN_PREFIX
 
@@ -46,7 +47,6 @@ _HEADS = {
 # f^{-1} is the inverse function for these (as the grammar reads it).
 _INVERSE = {f.__name__: inverse.__name__ for f, inverse in INVERSE_OF.items()
             if f.__name__ in _HEADS}
-_MAX_TOKENS = 4000
 # A power written on a function head, ``\sin^{2}`` or ``\sin^{\frac{5}{2}}``
 # (sympy.latex writes both), read as a power of the application, as the
 # grammar reads it; ``^{-1}`` is the inverse (above).
@@ -295,7 +295,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         elif m.group(3) is not None:
             c = m.group(3)
             out.append(("letter", c) if c.isalpha() and c.isascii() else ("char", c))
-        if len(out) > _MAX_TOKENS:
+        if len(out) > ANSWER.fast_tokens:
             raise _Bail
     return out
 

@@ -66,11 +66,10 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ...errors import MATH_ERRORS, ParseFailure, describe
+from ...limits import ANSWER, LATEX_FAST_PATH
 from ..names import (
     BY_CANONICAL_NAME,
     FUNCTIONS,
-    MAX_EXPONENT,
-    MAX_TERMS,
 )
 from ..sympy_text import parse_sympy_text
 from .canon import canonicalize_latex
@@ -78,10 +77,6 @@ from .fast import to_python
 from .functions import FN_PREFIX, HEADS
 from .guards import (
     _INTEGRAL,
-    MAX_CHARS,
-    MAX_CHUNK_CHARS,
-    MAX_DECIMAL_DIGITS,
-    MAX_DEPTH,
     _check_structure,
     _Guard,
     _inspect_terms,
@@ -89,7 +84,7 @@ from .guards import (
 from .scan import CMD_AT, bracket_matches, script_end
 from .sums import _chunks, _top_terms
 
-__all__ = ["canonicalize_latex", "parse_latex", "warm_up", "MAX_CHARS", "MAX_DEPTH"]
+__all__ = ["canonicalize_latex", "parse_latex", "warm_up"]
 
 _CONVERSION = None
 
@@ -137,7 +132,7 @@ def exact_decimals(expr: sp.Expr, text: str) -> sp.Expr:
     literals: list[tuple[sp.Float, sp.Rational]] = []
     for m in _DECIMAL.finditer(text):
         digits = m.group(0).replace(".", "").lstrip("0")
-        if len(digits) > MAX_DECIMAL_DIGITS:
+        if len(digits) > ANSWER.decimal_digits:
             raise ParseFailure("number_too_large", "decimal literal with too many digits")
         literals.append((sp.Float(m.group(0)), sp.Rational(m.group(0))))
     mapping = {}
@@ -195,7 +190,7 @@ def _finite_sums_written_out(e: sp.Basic, rules: list[str] | None) -> sp.Basic:
     r"""``\sum_{k=0}^{44} \binom{44}{k} (-1)^k x^{k+1}/(k+1)`` (a polynomial written
     as a sum with integer bounds) as its terms, unevaluated, so the size guards
     see every one of them before anything is computed; a sum with other bounds,
-    or more than :data:`MAX_TERMS` terms, stays a ``Sum`` (not an answer)."""
+    or more than :data:`ANSWER.terms` terms, stays a ``Sum`` (not an answer)."""
     if not e.has(sp.Sum):
         return e
 
@@ -203,7 +198,7 @@ def _finite_sums_written_out(e: sp.Basic, rules: list[str] | None) -> sp.Basic:
         if len(node.limits) != 1:
             return node
         k, lo, hi = node.limits[0]
-        if not (lo.is_Integer and hi.is_Integer) or not 0 <= hi - lo < MAX_TERMS:
+        if not (lo.is_Integer and hi.is_Integer) or not 0 <= hi - lo < ANSWER.terms:
             return node
         with sp.evaluate(False):
             terms = [node.function.xreplace({k: sp.Integer(i)})
@@ -225,8 +220,8 @@ def _apply(func, args: list[sp.Basic]) -> sp.Basic:
     return func(*args, evaluate=not any(a.free_symbols for a in args))
 
 
-def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS,
-                max_depth: int = MAX_DEPTH, max_exponent: int = MAX_EXPONENT,
+def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = ANSWER.latex_chars,
+                max_depth: int = ANSWER.latex_depth, max_exponent: int = ANSWER.exponent,
                 answer: bool = True, rules: list[str] | None = None) -> sp.Expr:
     r"""Parse canonical LaTeX (from :func:`canonicalize_latex`) to a SymPy Expr.
 
@@ -234,8 +229,8 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS
     ``too_deep``, ``echoed_integral``, ``exponent_too_large``,
     ``number_too_large``, ``not_an_expression`` or ``latex_error``.
 
-    The cost is bounded by the text (``max_chars``, at most ``MAX_TERMS``
-    top-level terms, ``MAX_CHUNK_CHARS`` per call of the grammar), not by how
+    The cost is bounded by the text (``max_chars``, at most ``ANSWER.terms``
+    top-level terms, ``ANSWER.latex_chunk_chars`` per call of the grammar), not by how
     long a sum is: a sum of more than ``CHUNK_TERMS`` terms is parsed in
     chunks of that many terms (the grammar builds a sum as a left-nested
     tree, whose depth would otherwise grow with the number of terms).
@@ -260,9 +255,9 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = MAX_CHARS
     for chunk in chunks:
         # The same limits whichever path reads the text, so what is
         # accepted does not depend on it.
-        if len(chunk) > MAX_CHUNK_CHARS:
+        if len(chunk) > ANSWER.latex_chunk_chars:
             raise ParseFailure("too_long", f"{len(chunk)} characters in one term group "
-                                           f"(limit {MAX_CHUNK_CHARS})")
+                                           f"(limit {ANSWER.latex_chunk_chars})")
         _check_structure(chunk, max_depth)
     fast = _plain_expression(text, symbol, max_exponent, answer, rules)
     if fast is not None:
@@ -449,9 +444,8 @@ def _plain_expression(text: str, symbol: str, max_exponent: int, answer: bool,
         return None
     notes: list[str] = []
     try:
-        expr = parse_sympy_text(python, symbol, max_chars=4 * MAX_CHARS, max_depth=200,
-                                max_nodes=20_000, max_exponent=max_exponent, answer=answer,
-                                notes=notes)
+        expr = parse_sympy_text(python, symbol, limits=LATEX_FAST_PATH,
+                                max_exponent=max_exponent, answer=answer, notes=notes)
     except ParseFailure:
         return None
     if rules is not None:

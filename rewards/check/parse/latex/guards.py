@@ -9,30 +9,11 @@ import re
 import sympy as sp
 
 from ...errors import ParseFailure
-from ..names import (
-    MAX_COMPLEX_EXPONENT,
-    MAX_CONSTANT_EXPONENT,
-    MAX_E_EXPONENT,
-    MAX_EXPONENT,
-    MAX_FACTORIAL_ARG,
-    MAX_SYMBOLIC_EXPONENT,
-)
+from ...limits import ANSWER
 from .functions import FN_PREFIX
 from .scan import CMD_AT
 
-MAX_CHARS = 8000            # canonical text longer than this: "too_long" (an
-#                             extracted answer is at most 5,000 characters)
-MAX_CHUNK_CHARS = 2000      # text handed to the grammar in one call: "too_long"
 CHUNK_TERMS = 16            # a longer top-level sum is parsed in chunks of this many terms
-MAX_DEPTH = 20              # bracket nesting: "too_deep" (parser time grows steeply)
-MAX_SCRIPT_DEPTH = 4        # x^{x^{x^{x^{...}}}}: "too_deep"
-MAX_SCRIPT_GROUPS = 40      # braced ^{...} / _{...} groups per grammar call: "too_deep"
-MAX_BARS = 40               # '|' characters per grammar call: "too_deep"
-MAX_CONST_BITS = 12_000     # all exact constants together (bits): "number_too_large"
-#                             (str() of an int over 4300 digits raises ValueError)
-MAX_ROOT_BASE_BITS = 200    # constant base of a non-integer power (sqrt of a huge
-#                             integer makes SymPy hunt for perfect powers: seconds)
-MAX_DECIMAL_DIGITS = 100    # significant digits of a decimal literal: "number_too_large"
 
 _INTEGRAL = re.compile(r"\\(?:iiint|iint|int|oint|intop|smallint)(?![A-Za-z])|\u222b")
 
@@ -73,18 +54,18 @@ def _check_structure(text: str, max_depth: int, whole: bool = False) -> None:
                 _no_double_script(text, i + 1, kind)
         elif c == "|":
             bars += 1
-            if bars > MAX_BARS and not whole:
-                raise ParseFailure("too_deep", f"more than {MAX_BARS} '|' bars")
+            if bars > ANSWER.bars and not whole:
+                raise ParseFailure("too_deep", f"more than {ANSWER.bars} '|' bars")
         elif c in "^_":
             j = i + 1 + (1 if i + 1 < n and text[i + 1] == " " else 0)
             if j < n and text[j] == "{":
                 script_depth += 1
                 script_groups += 1
-                if script_depth > MAX_SCRIPT_DEPTH:
+                if script_depth > ANSWER.script_depth:
                     raise ParseFailure("too_deep", f"superscripts nested deeper than "
-                                                   f"{MAX_SCRIPT_DEPTH}")
-                if script_groups > MAX_SCRIPT_GROUPS and not whole:
-                    raise ParseFailure("too_deep", f"more than {MAX_SCRIPT_GROUPS} braced "
+                                                   f"{ANSWER.script_depth}")
+                if script_groups > ANSWER.script_groups and not whole:
+                    raise ParseFailure("too_deep", f"more than {ANSWER.script_groups} braced "
                                                    f"superscripts/subscripts")
                 stack.append(c)
                 if len(stack) > max_depth:
@@ -166,8 +147,8 @@ class _Guard:
         if names <= {self.symbol}:
             return self.max_exponent
         if names & {"i", "I"}:
-            return MAX_COMPLEX_EXPONENT
-        return MAX_SYMBOLIC_EXPONENT
+            return ANSWER.complex_exponent
+        return ANSWER.symbolic_exponent
 
 
 def _is_stand_in(name: str) -> bool:
@@ -184,7 +165,7 @@ def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> fl
     A power of a number is bounded by the size of the number it makes; a
     power of an expression in the variable by ``guard.exponent_limit``.
     """
-    guard = guard or _Guard("x", MAX_EXPONENT)
+    guard = guard or _Guard("x", ANSWER.exponent)
     if isinstance(e, sp.Integral):
         raise ParseFailure("echoed_integral", "answer contains an unevaluated integral")
     if isinstance(e, _NOT_ANSWERS):
@@ -194,7 +175,7 @@ def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> fl
     if e.is_Atom:
         if e.is_Number:
             bits = _number_bits(e)
-            if bits > MAX_CONST_BITS:
+            if bits > ANSWER.const_bits:
                 raise ParseFailure("number_too_large", "a number is too large")
             return bits
         if isinstance(e, sp.Symbol):
@@ -217,11 +198,11 @@ def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> fl
                                        f"exponent {power:.4g} of an expression (limit {limit})")
             else:
                 plain_e = base is sp.E and not exp_node.atoms(sp.Function)
-                limit = MAX_E_EXPONENT if plain_e else MAX_CONSTANT_EXPONENT
+                limit = ANSWER.e_exponent if plain_e else ANSWER.constant_exponent
                 if power > limit:
                     raise ParseFailure("exponent_too_large", f"exponent {power:.4g} of a "
                                        f"constant (limit {limit})")
-                if base_bits > MAX_ROOT_BASE_BITS and not exp_node.is_Integer:
+                if base_bits > ANSWER.root_base_bits and not exp_node.is_Integer:
                     raise ParseFailure("number_too_large", "non-integer power of a huge constant")
         if constant:
             bits = (base_bits or 2.0) * max(1.0, power or 1.0) + 2.0
@@ -230,7 +211,7 @@ def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> fl
         for arg, b in zip(e.args, child, strict=True):
             if b is not None:
                 n = _const_abs(arg, b, "number_too_large")
-                if n > MAX_FACTORIAL_ARG:
+                if n > ANSWER.factorial_arg:
                     raise ParseFailure("number_too_large",
                                        f"{type(e).__name__} of {n:.4g}")
                 biggest = max(biggest, n)
@@ -241,11 +222,11 @@ def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> fl
             bits = sum(child) + biggest * grows + 2.0
     elif constant:
         bits = sum(child) + len(child)
-    if bits is not None and bits > MAX_CONST_BITS:
+    if bits is not None and bits > ANSWER.const_bits:
         raise ParseFailure("number_too_large", "a constant is too large")
     if not constant:
         total[0] += sum(b for b in child if b is not None)
-        if total[0] > MAX_CONST_BITS:
+        if total[0] > ANSWER.const_bits:
             raise ParseFailure("number_too_large", "the constants are too large together")
     return bits
 
@@ -265,7 +246,7 @@ def _droppable(term: sp.Basic, symbol: str) -> bool:
     if not _is_constant_term(term, symbol) or not term.has(sp.Pow, sp.exp):
         return False
     for atom in term.atoms(sp.Number):
-        if _number_bits(atom) > MAX_CONST_BITS:
+        if _number_bits(atom) > ANSWER.const_bits:
             return False
     return True
 
@@ -292,13 +273,13 @@ def _inspect_terms(terms: list[sp.Basic], guard: _Guard, drop_huge_constants: bo
                 failure = failure or exc
                 continue
             total[0] = scratch[0] + (bits or 0.0)
-            if total[0] > MAX_CONST_BITS:
+            if total[0] > ANSWER.const_bits:
                 raise ParseFailure("number_too_large", "the constants are too large together")
         else:
             bits = _inspect(term, total, guard)
             if bits is not None:
                 total[0] += bits
-                if total[0] > MAX_CONST_BITS:
+                if total[0] > ANSWER.const_bits:
                     raise ParseFailure("number_too_large",
                                        "the constants are too large together")
         kept.append(term)

@@ -37,12 +37,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import ParseFailure
+from ...limits import ANSWER
 from .scan import split_top
 
-MAX_CALLS = 20
-# uppergamma/lowergamma with a numeric order n expand into O(n) terms with
-# big coefficients (uppergamma(1000, x) takes seconds): |n| at most this.
-MAX_GAMMA_ORDER = 20
 PLACEHOLDER = r"\Omega_{{{}}}"
 _FIRST_PLACEHOLDER = 9000
 
@@ -209,7 +206,7 @@ def _lift_named(text: str, calls: list[SpecialCall]) -> str:
         named = _named_call(m, _split_top(inner, ","))
         if named is None:
             continue
-        if len(calls) >= MAX_CALLS:
+        if len(calls) >= ANSWER.special_calls:
             raise ParseFailure("too_many_nodes", "too many special function calls")
         placeholder = PLACEHOLDER.format(_FIRST_PLACEHOLDER + len(calls))
         calls.append(SpecialCall(named[0], named[1], placeholder.replace("\\", "")))
@@ -298,7 +295,7 @@ def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
             # nor a hypergeometric F(a, b; c; z).
             pos = m.end()
             continue
-        if len(calls) >= MAX_CALLS:
+        if len(calls) >= ANSWER.special_calls:
             raise ParseFailure("too_many_nodes", "too many special function calls")
         end, middles = _close(text, m.end())
         inner = text[m.end():end]
@@ -334,9 +331,9 @@ def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
         return _HANDWRITTEN[call.name](*args)
     if call.name in ("uppergamma", "lowergamma"):
         order = args[0]
-        if order.is_Number and abs(order) > MAX_GAMMA_ORDER:
+        if order.is_Number and abs(order) > ANSWER.special_order:
             raise ParseFailure("number_too_large",
-                               f"incomplete gamma of order above {MAX_GAMMA_ORDER}")
+                               f"incomplete gamma of order above {ANSWER.special_order}")
         return (sp.uppergamma if call.name == "uppergamma" else sp.lowergamma)(*args)
     function = {"elliptic_f": sp.elliptic_f, "elliptic_e": sp.elliptic_e,
                 "elliptic_k": sp.elliptic_k, "elliptic_pi": sp.elliptic_pi}[call.name]

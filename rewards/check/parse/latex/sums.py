@@ -5,9 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ...errors import ParseFailure
-from ..names import (
-    MAX_TERMS,
-)
+from ...limits import ANSWER
 from .guards import CHUNK_TERMS
 from .scan import CMD_AT
 
@@ -69,8 +67,8 @@ def split_terms(text: str) -> list[str]:
 def _chunks(text: str) -> list[str]:
     """The text in pieces of at most CHUNK_TERMS top-level terms."""
     terms = split_terms(text)
-    if len(terms) > MAX_TERMS:
-        raise ParseFailure("too_long", f"{len(terms)} terms (limit {MAX_TERMS})")
+    if len(terms) > ANSWER.terms:
+        raise ParseFailure("too_long", f"{len(terms)} terms (limit {ANSWER.terms})")
     if len(terms) <= CHUNK_TERMS:
         return [text]
     out = []

@@ -60,14 +60,13 @@ import ast
 import sympy
 
 from ...errors import MATH_ERRORS, ParseFailure, describe
+from ...limits import ANSWER, Limits
 from ..equation import equation_rhs
 from ..names import (
-    MAX_EXPONENT,
     valid_variable_name,
 )
 from .builder import _Builder, _to_plain
 from .functions import _FUNCTIONS
-from .guards import MAX_LITERAL_DIGITS
 from .text import (
     _LONG_DIGIT_RUN_RE,
     _UNICODE_MAP,
@@ -117,18 +116,20 @@ REASONS = frozenset({
 
 
 # --- public API ------------------------------------------------------------
-def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 5000,
-                     max_depth: int = 60, max_nodes: int = 5000,
-                     max_exponent: int = MAX_EXPONENT, answer: bool = True,
-                     notes: list[str] | None = None) -> sympy.Expr:
+def parse_sympy_text(text: str, symbol: str = "x", *, limits: Limits = ANSWER,
+                     max_chars: int | None = None, max_depth: int | None = None,
+                     max_nodes: int | None = None, max_exponent: int | None = None,
+                     answer: bool = True, notes: list[str] | None = None) -> sympy.Expr:
     """Parse a SymPy/Python-syntax math string into a SymPy expression, safely.
 
     ``symbol`` is the integration variable's name (``"x"``, ``"t"``, ``"X"``);
-    it becomes ``sympy.Symbol(symbol)``. ``max_depth`` bounds both bracket
-    nesting and expression-tree nesting (a flat ``a+b+c+...`` counts as one
-    level); ``max_nodes`` bounds the number of AST expression nodes;
-    ``max_exponent`` bounds powers of the variable (names.MAX_EXPONENT for
-    answers, MAX_INTEGRAND_EXPONENT for integrands). With ``answer=True`` an
+    it becomes ``sympy.Symbol(symbol)``. ``limits`` is the size profile
+    (:mod:`rewards.check.limits`: ``ANSWER``, ``INTEGRAND`` or
+    ``LATEX_FAST_PATH``); ``max_chars``, ``max_depth`` (bracket nesting and
+    expression-tree nesting: a flat ``a+b+c+...`` counts as one level),
+    ``max_nodes`` (AST expression nodes) and ``max_exponent`` (powers of the
+    variable) override its ``sympy_chars``, ``sympy_depth``, ``sympy_nodes``
+    and ``exponent`` when given. With ``answer=True`` an
     additive constant of the top-level sum too large to evaluate is dropped
     (``"huge_constant_dropped"`` is appended to ``notes``): it vanishes under
     d/dx. ``Piecewise((expr, cond), ...)`` is read with comparisons of the
@@ -147,6 +148,10 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 5000,
     """
     if not valid_variable_name(symbol) or symbol in _FUNCTIONS:
         raise ValueError(f"invalid integration variable name {symbol!r}")
+    max_chars = limits.sympy_chars if max_chars is None else max_chars
+    max_depth = limits.sympy_depth if max_depth is None else max_depth
+    max_nodes = limits.sympy_nodes if max_nodes is None else max_nodes
+    max_exponent = limits.exponent if max_exponent is None else max_exponent
     for limit in (max_chars, max_depth, max_nodes):
         if not isinstance(limit, int) or limit < 1:
             raise ValueError("limits must be positive integers")
@@ -177,7 +182,7 @@ def parse_sympy_text(text: str, symbol: str = "x", *, max_chars: int = 5000,
         raise ParseFailure("too_deep", f"brackets nested deeper than {max_depth}")
     if _LONG_DIGIT_RUN_RE.search(text):
         raise ParseFailure("number_too_large",
-                           f"number literals are limited to {MAX_LITERAL_DIGITS} digits")
+                           f"number literals are limited to {ANSWER.literal_digits} digits")
     if _has_implicit_multiplication(text):
         raise ParseFailure("syntax_error", "implicit multiplication (write 2*x, not 2x)")
 

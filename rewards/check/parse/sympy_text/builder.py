@@ -10,21 +10,14 @@ import re
 import sympy
 
 from ...errors import ParseFailure
+from ...limits import ANSWER, INTEGRAND
 from ..names import (
     GREEK_NAMES,
-    MAX_CONSTANT_EXPONENT,
-    MAX_EXPONENT,
-    MAX_EXPONENT_COEFFICIENT,
-    MAX_INTEGRAND_EXPONENT_COEFFICIENT,
-    MAX_PIECES,
     is_constant_name,
 )
 from .functions import _FUNCTIONS, _INTEGRAL_NAMES, _RELATIONS, _apply, _is_piecewise
 from .guards import (
     _NEG_ONE,
-    MAX_LITERAL_DIGITS,
-    MAX_NUMBER_DIGITS,
-    MAX_RADICAND_DIGITS,
     _Bounds,
     _check_built,
     _check_constant_args,
@@ -86,7 +79,7 @@ def _fail_syntax(node: ast.AST, what: str | None = None) -> ParseFailure:
 # --- the builder -----------------------------------------------------------
 class _Builder:
     def __init__(self, text: str, symbol: str, max_depth: int, max_nodes: int,
-                 max_exponent: int = MAX_EXPONENT, answer: bool = True,
+                 max_exponent: int = ANSWER.exponent, answer: bool = True,
                  notes: list[str] | None = None) -> None:
         self.text = text
         self.symbol = symbol
@@ -95,8 +88,8 @@ class _Builder:
         self.var = sympy.Symbol(symbol, real=True)
         self.max_depth = max_depth
         self.max_nodes = max_nodes
-        self.bounds = _Bounds(self.var, max_exponent, MAX_EXPONENT_COEFFICIENT if answer
-                              else MAX_INTEGRAND_EXPONENT_COEFFICIENT, integrand=not answer)
+        self.bounds = _Bounds(self.var, max_exponent, ANSWER.exponent_coefficient if answer
+                              else INTEGRAND.exponent_coefficient, integrand=not answer)
         self.answer = answer
         self.notes = notes
 
@@ -171,11 +164,11 @@ class _Builder:
     @staticmethod
     def _piecewise_children(node: ast.Call,
                             depth: int) -> list[tuple[ast.expr, int, bool]]:
-        """``Piecewise((expr, cond), ...)``: pairs only, at most MAX_PIECES."""
+        """``Piecewise((expr, cond), ...)``: pairs only, at most ANSWER.pieces."""
         if node.keywords:
             raise ParseFailure("forbidden_keyword_arg", "keyword arguments are not allowed")
-        if not 1 <= len(node.args) <= MAX_PIECES:
-            raise ParseFailure("bad_arity", f"Piecewise takes 1 to {MAX_PIECES} pieces")
+        if not 1 <= len(node.args) <= ANSWER.pieces:
+            raise ParseFailure("bad_arity", f"Piecewise takes 1 to {ANSWER.pieces} pieces")
         out = []
         for pair in node.args:
             if not isinstance(pair, ast.Tuple) or len(pair.elts) != 2:
@@ -211,9 +204,9 @@ class _Builder:
             raise ParseFailure("forbidden_string", "string literals are not allowed")
         if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
             raise ParseFailure("bad_constant", f"{value!r} is not a number")
-        if isinstance(value, int) and abs(value) >= 10 ** MAX_LITERAL_DIGITS:
+        if isinstance(value, int) and abs(value) >= 10 ** ANSWER.literal_digits:
             raise ParseFailure("number_too_large",
-                               f"integer literals are limited to {MAX_LITERAL_DIGITS} digits")
+                               f"integer literals are limited to {ANSWER.literal_digits} digits")
 
     def _check_value_name(self, name: str) -> None:
         if name == self.symbol or name in _CONSTANTS or is_constant_name(name):
@@ -394,11 +387,11 @@ class _Builder:
         if len(exp.lstrip("+-")) > 5:
             raise ParseFailure("number_too_large", "float exponent too large")
         mantissa = int_part + frac
-        if not mantissa or len(mantissa.lstrip("0")) > MAX_LITERAL_DIGITS:
+        if not mantissa or len(mantissa.lstrip("0")) > ANSWER.literal_digits:
             raise ParseFailure("number_too_large",
-                               f"float literals are limited to {MAX_LITERAL_DIGITS} digits")
+                               f"float literals are limited to {ANSWER.literal_digits} digits")
         shift = int(exp) - len(frac)
-        if abs(shift) > MAX_NUMBER_DIGITS + MAX_LITERAL_DIGITS:
+        if abs(shift) > ANSWER.number_digits + ANSWER.literal_digits:
             raise ParseFailure("number_too_large", "float exponent too large")
         n = int(mantissa)
         value = sympy.Rational(n * 10 ** shift) if shift >= 0 else sympy.Rational(n, 10 ** -shift)
@@ -406,15 +399,15 @@ class _Builder:
 
     def add(self, terms: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(terms)
-        if sum(_mag(t) for t in terms) > 2 * MAX_NUMBER_DIGITS:
+        if sum(_mag(t) for t in terms) > 2 * ANSWER.number_digits:
             raise ParseFailure("number_too_large", "sum would produce too large numbers")
         return _check_built(sympy.Add(*terms), deep=False, bounds=self.bounds)
 
     def mul(self, factors: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(factors)
-        if sum(_mag(f) for f in factors) > 2 * MAX_NUMBER_DIGITS:
+        if sum(_mag(f) for f in factors) > 2 * ANSWER.number_digits:
             raise ParseFailure("number_too_large", "product would produce too large numbers")
-        if sum(_radical_digits_in_product(f) for f in factors) > MAX_RADICAND_DIGITS:
+        if sum(_radical_digits_in_product(f) for f in factors) > ANSWER.radicand_digits:
             raise ParseFailure("number_too_large", "product of radicals too large")
         return _check_built(sympy.Mul(*factors), deep=False, bounds=self.bounds)
 
@@ -431,16 +424,16 @@ class _Builder:
                     raise ParseFailure("exponent_too_large", "power of a symbolic expression "
                                        f"too large (at most {limit} here)")
             elif size > (self.bounds.constant_exponent_limit(exponent) if base is sympy.E
-                          else MAX_CONSTANT_EXPONENT):
+                          else ANSWER.constant_exponent):
                 raise ParseFailure("exponent_too_large",
-                                   f"exponent of a constant above {MAX_CONSTANT_EXPONENT}")
+                                   f"exponent of a constant above {ANSWER.constant_exponent}")
             # A power of a sum in the variable is never expanded by SymPy;
             # a power of a number or a product computes its coefficient.
-            if _mag(base) * size > MAX_NUMBER_DIGITS and not (base.is_Add
+            if _mag(base) * size > ANSWER.number_digits and not (base.is_Add
                                                               and base.free_symbols):
                 raise ParseFailure("number_too_large",
-                                   f"power would exceed about 10**{MAX_NUMBER_DIGITS}")
-            if not exponent.is_Integer and _radicand_digits(base) > MAX_RADICAND_DIGITS:
+                                   f"power would exceed about 10**{ANSWER.number_digits}")
+            if not exponent.is_Integer and _radicand_digits(base) > ANSWER.radicand_digits:
                 raise ParseFailure("number_too_large", "radicand too large")
         elif exponent.free_symbols:
             # A symbolic exponent makes Pow ask whether it is an integer, even,

@@ -7,11 +7,9 @@ import ast
 import sympy
 
 from ...errors import ParseFailure
+from ...limits import ANSWER
 from ..names import FUNCTIONS as _NAMED_FUNCTIONS
-from ..names import (
-    MAX_FACTORIAL_ARG,
-)
-from .guards import _HALF, _NEG_ONE, _THIRD, MAX_ORDER, _bound_numeric_arg
+from .guards import _HALF, _NEG_ONE, _THIRD, _bound_numeric_arg
 
 
 # --- function table --------------------------------------------------------
@@ -59,7 +57,7 @@ def _bounded(func, limit, what):
 
 def _polylog(b, args):
     s, z = args
-    _bound_numeric_arg(s, MAX_ORDER, "polylog")
+    _bound_numeric_arg(s, ANSWER.special_order, "polylog")
     # polylog's eval calls z.equals(1), i.e. simplify(z - 1): arbitrary work
     # for an adversarial constant z. Only a rational z is evaluated.
     return sympy.polylog(s, z, evaluate=bool(z.is_Rational and not s.free_symbols))
@@ -74,8 +72,6 @@ def _exact_number(b, args):
     return args[0] if len(args) == 1 else b.mul([args[0], b.pow(args[1], _NEG_ONE)])
 
 
-# Arguments of Max/Min (each a comparison SymPy may try to decide).
-_MAX_MINMAX_ARGS = 8
 
 _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
     "exp": (frozenset({1}), lambda b, a: b.exp(a[0])),
@@ -90,14 +86,14 @@ _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
     "abs": _plain(sympy.Abs, 1),
     "Heaviside": _plain(sympy.Heaviside, 1, 2),
     "atan2": _plain(sympy.atan2, 2),
-    "gamma": (frozenset({1}), _bounded(sympy.gamma, MAX_FACTORIAL_ARG, "gamma")),
-    "factorial": (frozenset({1}), _bounded(sympy.factorial, MAX_FACTORIAL_ARG, "factorial")),
-    "uppergamma": (frozenset({2}), _bounded(sympy.uppergamma, MAX_ORDER, "uppergamma")),
-    "lowergamma": (frozenset({2}), _bounded(sympy.lowergamma, MAX_ORDER, "lowergamma")),
+    "gamma": (frozenset({1}), _bounded(sympy.gamma, ANSWER.factorial_arg, "gamma")),
+    "factorial": (frozenset({1}), _bounded(sympy.factorial, ANSWER.factorial_arg, "factorial")),
+    "uppergamma": (frozenset({2}), _bounded(sympy.uppergamma, ANSWER.special_order, "uppergamma")),
+    "lowergamma": (frozenset({2}), _bounded(sympy.lowergamma, ANSWER.special_order, "lowergamma")),
     "polylog": (frozenset({2}), _polylog),
     # 2-argument (Hurwitz) zeta is left out: zeta(50, 1000) sums 999 huge
     # rationals (seconds) and never appears in elementary antiderivatives.
-    "zeta": (frozenset({1}), _bounded(sympy.zeta, MAX_ORDER, "zeta")),
+    "zeta": (frozenset({1}), _bounded(sympy.zeta, ANSWER.special_order, "zeta")),
     "LambertW": _plain(sympy.LambertW, 1, 2),
     "elliptic_k": _plain(sympy.elliptic_k, 1),
     "elliptic_f": _plain(sympy.elliptic_f, 2),
@@ -105,12 +101,12 @@ _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
     "elliptic_pi": _plain(sympy.elliptic_pi, 2, 3),
     # Steps and pieces (continuous answers are written with them too).
     "frac": _plain(sympy.frac, 1),
-    "Max": _plain(sympy.Max, *range(1, _MAX_MINMAX_ARGS + 1)),
-    "Min": _plain(sympy.Min, *range(1, _MAX_MINMAX_ARGS + 1)),
-    "max": _plain(sympy.Max, *range(2, _MAX_MINMAX_ARGS + 1)),
-    "min": _plain(sympy.Min, *range(2, _MAX_MINMAX_ARGS + 1)),
+    "Max": _plain(sympy.Max, *range(1, ANSWER.minmax_args + 1)),
+    "Min": _plain(sympy.Min, *range(1, ANSWER.minmax_args + 1)),
+    "max": _plain(sympy.Max, *range(2, ANSWER.minmax_args + 1)),
+    "min": _plain(sympy.Min, *range(2, ANSWER.minmax_args + 1)),
     # The exponential integral E_n(x), and E1 for E_1.
-    "expint": (frozenset({2}), _bounded(sympy.expint, MAX_ORDER, "expint")),
+    "expint": (frozenset({2}), _bounded(sympy.expint, ANSWER.special_order, "expint")),
     "E1": (frozenset({1}), lambda b, a: _apply(sympy.expint, [sympy.Integer(1), a[0]])),
     "S": (frozenset({1}), _exact_number),
     "Integer": (frozenset({1}), _exact_number),
@@ -124,7 +120,7 @@ del _name, _func
 FUNCTION_NAMES = frozenset(_FUNCTIONS)
 _INTEGRAL_NAMES = frozenset({"Integral", "integrate"})
 
-# Relations only inside Piecewise conditions (at most names.MAX_PIECES pieces).
+# Relations only inside Piecewise conditions (at most ANSWER.pieces pieces).
 _RELATIONS: dict[type, type] = {
     ast.Lt: sympy.StrictLessThan, ast.LtE: sympy.LessThan, ast.Gt: sympy.StrictGreaterThan,
     ast.GtE: sympy.GreaterThan, ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne,

@@ -7,49 +7,9 @@ import math
 import sympy
 
 from ...errors import ParseFailure
-from ..names import (
-    MAX_COMPLEX_EXPONENT,
-    MAX_CONSTANT_EXPONENT,
-    MAX_EXPONENT,
-    MAX_EXPONENT_COEFFICIENT,
-    MAX_SYMBOLIC_EXPONENT,
-)
+from ...limits import ANSWER
 
 # --- resource limits -------------------------------------------------------
-# Integer literals longer than this are refused outright: nobody writes a
-# 100-digit constant in an antiderivative, and huge literals only feed attacks.
-MAX_LITERAL_DIGITS = 100
-# Bound on every number SymPy is allowed to produce while we build (~10**1000).
-MAX_NUMBER_DIGITS = 1000
-# Exponents (names.py): a power of a base that is a function of the variable
-# alone (built as a real symbol, never expanded by SymPy on its own) may have
-# |n| up to MAX_EXPONENT (answers) or MAX_INTEGRAND_EXPONENT (integrands); the
-# numbers inside a symbolic exponent (exp(6048*x)) up to
-# MAX_EXPONENT_COEFFICIENT. A *constant*
-# exponent and every number inside it stays at most MAX_CONSTANT_EXPONENT:
-# exp(c*log(a)) auto-evaluates to a**c, so both c and a must stay small for
-# the result to stay cheap.
-# Rational exponents on a base that contains another symbol
-# (MAX_SYMBOLIC_EXPONENT, names.py). SymPy's assumption queries split a
-# complex base into real and imaginary parts and expand (a + I*b)**n, which
-# costs ~n**3 (0.3 s at n=100, 2 s at n=200, per query). Other symbols are
-# built real too, but they come back plain (complex) to the checker.
-# Numeric radicals (2**(1/3), sqrt(p/q)) make SymPy trial-factor the radicand,
-# and products of radicals are merged into one radicand; >100 digits costs
-# seconds (measured: sqrt of a 1000-digit rational takes ~1.4 s).
-MAX_RADICAND_DIGITS = 100
-# uppergamma/lowergamma/polylog/zeta with integer order expand into O(n) terms
-# with big coefficients (uppergamma(1000, x) takes seconds), so keep n small.
-MAX_ORDER = 20
-# Functions of constants: SymPy decides signs of constant arguments with evalf,
-# and towers of constants defeat it (sinh(sinh(sinh(sinh(sinh(2))))) hangs,
-# nested log of a negative number grows exponentially, erfi(10**999) makes any
-# later sign query hang). So a function (or a power with a non-rational
-# exponent) may be applied to a constant only if that constant contains no
-# function itself, and the constant's modulus must be at most MAX_CONSTANT_ARG
-# unless the function grows slowly (log, atan, Abs, ...).
-MAX_CONSTANT_HEIGHT = 1
-MAX_CONSTANT_ARG = 1000
 
 
 _HALF = sympy.Rational(1, 2)
@@ -120,7 +80,7 @@ class _Bounds:
     large a power of it may be (answers and integrands differ)."""
 
     def __init__(self, var: sympy.Symbol | None, max_exponent: int,
-                 max_coefficient: int = MAX_EXPONENT_COEFFICIENT,
+                 max_coefficient: int = ANSWER.exponent_coefficient,
                  integrand: bool = False) -> None:
         self.var = var
         self.max_exponent = max_exponent
@@ -131,24 +91,24 @@ class _Bounds:
         """Largest number inside the constant exponent ``e`` of ``exp``.
 
         ``exp(c*log(a))`` evaluates to ``a**c``, so in general c stays small
-        (MAX_CONSTANT_EXPONENT). An integrand's exponent with no function in
+        (ANSWER.constant_exponent). An integrand's exponent with no function in
         it (``exp(1370)``, what SymPy's expand makes of a logistic step at
         13.7: ``exp(1370)*exp(-100*x)``) is only a number's size, which
         SymPy never expands: it gets the integrand's coefficient bound."""
         if self.integrand and not e.atoms(sympy.Function):
             return self.max_coefficient
-        return MAX_CONSTANT_EXPONENT
+        return ANSWER.constant_exponent
 
     def power_limit(self, base: sympy.Expr) -> int:
         """Largest |n| for base**n with a symbolic base."""
         if base.has(sympy.I):
-            return MAX_COMPLEX_EXPONENT
+            return ANSWER.complex_exponent
         if self.var is not None and base.free_symbols <= {self.var}:
             return self.max_exponent
-        return MAX_SYMBOLIC_EXPONENT
+        return ANSWER.symbolic_exponent
 
 
-_DEFAULT_BOUNDS = _Bounds(None, MAX_EXPONENT)
+_DEFAULT_BOUNDS = _Bounds(None, ANSWER.exponent)
 
 
 def _check_exponent_atoms(e: sympy.Expr, bounds: _Bounds = _DEFAULT_BOUNDS) -> None:
@@ -181,18 +141,18 @@ def _check_built(expr: sympy.Expr, deep: bool,
             nodes.extend(a.args)
     for n in nodes:
         if n.is_Rational:
-            if _int_digits(n.p) > MAX_NUMBER_DIGITS or _int_digits(n.q) > MAX_NUMBER_DIGITS:
+            if _int_digits(n.p) > ANSWER.number_digits or _int_digits(n.q) > ANSWER.number_digits:
                 raise ParseFailure("number_too_large",
-                                   f"numbers are limited to about {MAX_NUMBER_DIGITS} digits")
+                                   f"numbers are limited to about {ANSWER.number_digits} digits")
         elif n.is_Pow:
             e = n.exp
             if e.is_Rational:
                 limit = (bounds.power_limit(n.base) if n.base.free_symbols
-                         else MAX_CONSTANT_EXPONENT)
+                         else ANSWER.constant_exponent)
                 if abs(e) > limit:
                     raise ParseFailure("exponent_too_large",
                                        f"exponent {e} too large here (at most {limit})")
-                if _is_numeric_radical(n) and _rat_digits(n.base) > MAX_RADICAND_DIGITS:
+                if _is_numeric_radical(n) and _rat_digits(n.base) > ANSWER.radicand_digits:
                     raise ParseFailure("number_too_large", "radicand too large")
         elif isinstance(n, sympy.exp):
             _check_exponent_atoms(n.args[0], bounds)
@@ -235,7 +195,7 @@ def _const_height(expr: sympy.Expr) -> int:
 def _check_constant_args(name: str, args: list[sympy.Expr],
                          bounds: _Bounds = _DEFAULT_BOUNDS) -> None:
     """Refuse functions of constants that would make SymPy evaluate towers or
-    astronomically large values (see MAX_CONSTANT_HEIGHT). ``exp`` of a
+    astronomically large values (see ANSWER.constant_height). ``exp`` of a
     constant is bounded like a constant exponent (:meth:`_Bounds.constant_exponent_limit`)."""
     if name in _ALGEBRAIC:
         return  # sqrt/cbrt/root are rational powers, guarded in _Builder.pow
@@ -251,28 +211,28 @@ def _check_constant_args(name: str, args: list[sympy.Expr],
             # sin(oo) would become an AccumBounds, not a number.
             raise ParseFailure("non_finite", f"{name} of an infinite or undefined constant")
         height = 0 if a.is_Rational else _const_height(a)
-        if height + 1 > MAX_CONSTANT_HEIGHT:
+        if height + 1 > ANSWER.constant_height:
             raise ParseFailure(
                 "too_deep",
-                f"functions of constants may nest at most {MAX_CONSTANT_HEIGHT} deep",
+                f"functions of constants may nest at most {ANSWER.constant_height} deep",
             )
         if name in _SLOW_GROWTH:
             continue
         if name == "exp" and a.is_Rational and bounds.integrand:
             continue            # its size is the exponent's business (exp in the builder)
         if a.is_Rational:
-            too_big = abs(a) > MAX_CONSTANT_ARG
+            too_big = abs(a) > ANSWER.constant_arg
         else:
             # Safe to evaluate: height 0 means only numbers, pi, E, I, sums,
             # products and radicals (all bounded by the other checks).
             try:
-                too_big = not abs(complex(a.evalf(15))) <= MAX_CONSTANT_ARG
+                too_big = not abs(complex(a.evalf(15))) <= ANSWER.constant_arg
             except (TypeError, ValueError, OverflowError):
                 too_big = True
         if too_big:
             raise ParseFailure(
                 "number_too_large",
-                f"constant arguments of {name} must be at most {MAX_CONSTANT_ARG} in modulus",
+                f"constant arguments of {name} must be at most {ANSWER.constant_arg} in modulus",
             )
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
+from ...limits import ANSWER
 from ..names import (
     GREEK_VARIANTS,
     SUPERSCRIPT_RUN,
     superscript_text,
 )
-from .guards import MAX_LITERAL_DIGITS
 
 # A numeric literal immediately followed by an identifier character is implicit
 # multiplication (``2x``, ``3sin(x)``). Python rejects it too, but only after
@@ -21,7 +21,7 @@ _NUMBER_TOKEN_RE = re.compile(
     r"(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+"
     r"|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)"
 )
-_LONG_DIGIT_RUN_RE = re.compile(rf"\d{{{MAX_LITERAL_DIGITS + 1},}}")
+_LONG_DIGIT_RUN_RE = re.compile(rf"\d{{{ANSWER.literal_digits + 1},}}")
 _FLOAT_LITERAL_RE = re.compile(r"(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\Z")
 
 # Characters models commonly emit instead of ASCII operators. Padding pi with

@@ -25,8 +25,8 @@ from rewards import AntiderivativeReward
 from rewards.integrations import common, openrlhf, verl
 from rewards.offline.batch import _POSITION, Columns, score_batch
 from rewards.reward.values import is_missing, key_text
-from rewards.serve.config import ServeConfig
 from rewards.serve.server import RewardServer
+from rewards.serve.settings import ServeConfig
 from tests.test_serve import request
 
 pytestmark = pytest.mark.slow

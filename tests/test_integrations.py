@@ -299,8 +299,8 @@ def update_samples_with_rewards_0_8(rewards_info):
 def test_openrlhf_0_8_http_mode_needs_extra_logs_omitted():
     """0.8.x torch.cat's the HTTP answers' extra_logs: the JSON lists fail on the
     first step, so the server omits them with --extra-logs omit."""
-    from rewards.serve.config import ServeConfig
     from rewards.serve.server import RewardApp
+    from rewards.serve.settings import ServeConfig
 
     samples = [openrlhf_sample(r, f, v) for r, f, v, _ in CASES[:3]]
     body = json.dumps({"query": [q for q, _, _ in samples], "prompts": [p for _, p, _ in samples],

@@ -114,7 +114,7 @@ def test_benchmarks_and_test_helpers_are_not_in_the_package():
 # stages, and the package's own __init__, last.
 CHECK_STEPS = (
     ("rewards.check.errors", "rewards.check.result", "rewards.check.timebox",
-     "rewards.check.functions", "rewards.check.memory", "rewards.check.limits"),
+     "rewards.check.function_facts", "rewards.check.memory", "rewards.check.limits"),
     ("rewards.check.parse",),
     ("rewards.check.extract",),
     ("rewards.check.proof", "rewards.check.evidence"),
@@ -147,3 +147,19 @@ def test_no_checker_step_imports_from_a_later_one():
             if own is not None and theirs is not None and theirs > own:
                 upward.append(f"{module} -> {dep}")
     assert not upward, upward
+
+
+# The same file name twice in the package only for the same role in the two
+# parallel parsers (parse/latex/ and parse/sympy_text/).
+PARALLEL = {"rewards/check/parse/latex", "rewards/check/parse/sympy_text"}
+
+
+def test_module_names_say_one_thing():
+    seen: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            seen.setdefault(path.name, []).append(path.parent.relative_to(PACKAGE.parent)
+                                                  .as_posix())
+    twice = {name: sorted(dirs) for name, dirs in seen.items()
+             if len(dirs) > 1 and not set(dirs) <= PARALLEL}
+    assert twice == {}

@@ -22,8 +22,8 @@ import psutil
 import pytest
 
 from rewards import AntiderivativeReward, prompts
-from rewards.serve.config import TOKEN_ENV, ServeConfig
 from rewards.serve.server import RewardServer
+from rewards.serve.settings import TOKEN_ENV, ServeConfig
 from rewards.testing.faults import SLOW, faulty_reward
 from tests.support import HANG_GUARD_S, eventually
 

@@ -81,8 +81,8 @@ def test_openrlhf_file_mode_with_a_bare_integrand_label():
 
 @pytest.mark.slow
 def test_server_get_reward_with_a_bare_integrand_label():
-    from rewards.serve.config import ServeConfig
     from rewards.serve.server import RewardServer
+    from rewards.serve.settings import ServeConfig
 
     srv = RewardServer(AntiderivativeReward(workers=1), ServeConfig(port=0)).start()
     try:

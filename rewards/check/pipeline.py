@@ -3,8 +3,8 @@
 Symbolic-first: differentiate the candidate with SymPy and compare it with
 the integrand, through stages that each leave a record, in this order:
 
-    candidate_extract | candidate_ingest  (prepare.read: the answer, no variable yet)
-    -> symbol -> integrand_parse -> candidate_parse   (prepare.variable, prepare.read)
+    candidate_extract | candidate_ingest  (prepare.ingest: the answer, no variable yet)
+    -> symbol -> integrand_parse -> candidate_parse   (prepare.variable, prepare.ingest)
     -> constants / residual_symbols -> normalize      (prepare.constants, prepare.real)
     -> differentiate -> differentiable -> residual_symbols   (prepare.derivative)
     -> [memo] -> structural -> numeric_screen -> fast_proof -> numeric_confirm
@@ -29,7 +29,7 @@ from .evidence.gather import Evidence, Pair
 from .memo import JudgementMemo
 from .prepare.constants import constants_stage
 from .prepare.derivative import derivative_stage
-from .prepare.read import InputKind, ingest_candidate, read_candidate, read_integrand
+from .prepare.ingest import InputKind, ingest_candidate, read_candidate, read_integrand
 from .prepare.real import real_stage
 from .prepare.variable import variable_stage
 from .proof.fast import FAST_PROOF_BUDGET_S, fast_proof, zero_almost_everywhere

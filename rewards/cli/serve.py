@@ -13,9 +13,9 @@ EXIT_SETUP = 2
 
 
 def serve_config(args: argparse.Namespace, environ: dict[str, str] | None = None):
-    """The :class:`~rewards.serve.config.ServeConfig` of the command line; the
+    """The :class:`~rewards.serve.settings.ServeConfig` of the command line; the
     token from ``--token``, else from ``$REWARDS_SERVE_TOKEN``."""
-    from ..serve.config import TOKEN_ENV, ServeConfig
+    from ..serve.settings import TOKEN_ENV, ServeConfig
 
     environ = os.environ if environ is None else environ
     return ServeConfig(host=args.host, port=args.port,
@@ -62,7 +62,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``serve``."""
-    from ..serve.config import EXTRA_LOGS, TOKEN_ENV, ServeConfig
+    from ..serve.settings import EXTRA_LOGS, TOKEN_ENV, ServeConfig
 
     defaults = ServeConfig()
     parser = sub.add_parser(

@@ -8,7 +8,7 @@ to be installed. Concurrency comes from the reward itself: every handler
 thread calls :meth:`~rewards.AntiderivativeReward.score`, whose batcher checks
 the requests that arrive together as one batch over one worker pool.
 
-Limits (:class:`~rewards.serve.config.ServeConfig`): a body over
+Limits (:class:`~rewards.serve.settings.ServeConfig`): a body over
 ``max_body_bytes`` gets 413 (read and dropped up to four times the limit so
 the client sees the answer, else the connection is closed unread), a body
 without ``Content-Length`` 411, a malformed one 400 with a message; a request
@@ -59,8 +59,8 @@ from typing import Any
 from ..integrations.common import for_log, sample_scores
 from ..integrations.openrlhf import response_body, score_queries
 from ..reward import AntiderivativeReward
-from .config import ServeConfig
 from .protocol import BadRequest, parse_get_reward, parse_json, parse_score
+from .settings import ServeConfig
 
 logger = logging.getLogger("rewards.serve")
 

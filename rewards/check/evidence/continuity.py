@@ -13,12 +13,12 @@ Where F can jump with finite one-sided limits:
 
 * the zeros of the arguments of its steps and kinks (sign, Heaviside,
   ``|u|``, floor/ceiling/frac, Min/Max, piece boundaries:
-  :data:`~rewards.check.functions.KINK` breakpoints);
+  :data:`~rewards.check.function_facts.KINK` breakpoints);
 * the poles inside the arguments of its bounded functions (arctan, arccot,
-  tanh, erf...: :data:`~rewards.check.functions.BOUNDED`);
+  tanh, erf...: :data:`~rewards.check.function_facts.BOUNDED`);
 * in an answer written with ``i``, the real points where the argument of a
   logarithm, a non-integer power or an inverse function crosses that
-  function's branch cut (:func:`~rewards.check.functions.cut_arguments`):
+  function's branch cut (:func:`~rewards.check.function_facts.cut_arguments`):
   ``\frac{1}{4i}\ln\frac{x - 2i}{x + 2i}`` is real, differentiates to
   ``1/(x^2 + 4)``, and jumps by pi/2 at 0, where its argument crosses the
   negative reals. The crossings are the real zeros of the imaginary (or real)
@@ -48,7 +48,7 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from ..functions import BOUNDED, KINK, POLE, breakpoint_arguments, cut_arguments
+from ..function_facts import BOUNDED, KINK, POLE, breakpoint_arguments, cut_arguments
 from ..timebox import Deadline, within
 from .domain import TOO_LARGE, RealEvaluator
 from .lambdify import compile_expr

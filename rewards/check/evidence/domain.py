@@ -40,7 +40,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from ..functions import FACTS, REAL_WHERE_FINITE
+from ..function_facts import FACTS, REAL_WHERE_FINITE
 from ..timebox import Deadline, within
 from .lambdify import compile_expr
 from .points import (

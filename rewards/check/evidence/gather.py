@@ -9,7 +9,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..functions import BRANCHY
+from ..function_facts import BRANCHY
 from ..result import StageRecord, ms_since
 from ..timebox import Deadline
 from .continuity import can_jump, find_jump

@@ -18,7 +18,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from ..functions import NON_ANALYTIC
+from ..function_facts import NON_ANALYTIC
 from ..result import show
 from ..timebox import Deadline, within
 from .lambdify import compile_expr

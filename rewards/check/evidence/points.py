@@ -34,7 +34,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from ..functions import CIRCULAR, KINK, POLE, breakpoint_arguments
+from ..function_facts import CIRCULAR, KINK, POLE, breakpoint_arguments
 from ..timebox import Deadline
 from .lambdify import compile_expr
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..functions import INVERSE_TRIG, TRIG
+from ..function_facts import INVERSE_TRIG, TRIG
 from ..timebox import Deadline, StepTimeout, time_limit
 from .fast import zero_almost_everywhere
 

@@ -22,7 +22,7 @@ import re
 
 import sympy as sp
 
-from ...functions import INVERSE_OF
+from ...function_facts import INVERSE_OF
 from ..names import FUNCTIONS
 from .scan import CMD_AT, bar_matches, bracket_matches, collapse_ws, script_end
 

@@ -9,7 +9,7 @@ Two steps, kept apart so the checker's stage trace can show both:
 
 ``parse_latex(canonical, symbol="x")``
     Guards (length, term count, nesting depth, echoed integrals), then
-    either the plain-expression path (:mod:`.fast`: the text written
+    either the plain-expression path (:mod:`.to_python`: the text written
     as Python and built by the safe SymPy-syntax parser, for the large
     majority of answers) or the grammar, with symbol lowercasing off and no
     equation solving, on :func:`grammar_friendly` text, a long sum in
@@ -73,7 +73,6 @@ from ..names import (
 )
 from ..sympy_text import parse_sympy_text
 from .canon import canonicalize_latex
-from .fast import to_python
 from .functions import FN_PREFIX, HEADS
 from .guards import (
     _INTEGRAL,
@@ -83,6 +82,7 @@ from .guards import (
 )
 from .scan import CMD_AT, bracket_matches, script_end
 from .sums import _chunks, _top_terms
+from .to_python import to_python
 
 __all__ = ["canonicalize_latex", "parse_latex", "warm_up"]
 
@@ -436,7 +436,7 @@ def _explicit_products(text: str) -> str:
 
 def _plain_expression(text: str, symbol: str, max_exponent: int, answer: bool,
                       rules: list[str] | None) -> sp.Expr | None:
-    """The cheaper path (:mod:`.fast`): a plain expression, written in
+    """The cheaper path (:mod:`.to_python`): a plain expression, written in
     Python syntax and built by the safe SymPy-syntax parser; None (the
     grammar decides) when the text is not one or that parser refuses it."""
     python = to_python(text, symbol)

@@ -12,7 +12,7 @@ import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement, PolyRing, ring
 
-from ...functions import CIRCULAR, HYPERBOLIC
+from ...function_facts import CIRCULAR, HYPERBOLIC
 
 # Integer powers of a sum are expanded in full: (1+x)**10**6 would never
 # return.  Powers of one term (x**N, exp(N*x)) are sparse and cheap.

@@ -11,7 +11,7 @@ import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement
 
-from ...functions import CIRCULAR, HYPERBOLIC
+from ...function_facts import CIRCULAR, HYPERBOLIC
 from .algebra import (
     _I_PI,
     MAX_REPLANS,

@@ -24,7 +24,7 @@ InputKind = Literal["response", "extracted", "auto", "latex", "sympy", "expr"]
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Ingested:
     """The answer once ingested: text and the syntax to read it in (or an
     Expr), and the response's other final answers that must agree."""
 
@@ -33,7 +33,7 @@ class Candidate:
     alternatives: tuple[str, ...] = ()
 
 
-def ingest_candidate(check: Check, candidate: Any, input_kind: InputKind) -> Candidate:
+def ingest_candidate(check: Check, candidate: Any, input_kind: InputKind) -> Ingested:
     """The answer to judge, before the variable is known."""
     request = check.request
     if isinstance(candidate, sp.Expr) or input_kind == "expr":
@@ -41,26 +41,26 @@ def ingest_candidate(check: Check, candidate: Any, input_kind: InputKind) -> Can
             raise ParseFailure("not_an_expression", f"expected a SymPy Expr, got "
                                                     f"{type(candidate).__name__}")
         check.record("candidate_ingest", kind="expr", out=Shown(candidate))
-        return Candidate(candidate, "expr")
+        return Ingested(candidate, "expr")
     if input_kind == "response":
         extracted = extract_stage(candidate, request.answer_policy)
         if isinstance(extracted, CheckResult):
             check.stages.extend(extracted.stages)
             check.decide(extracted.verdict, **extracted.detail)
         check.stages.append(extracted.record)
-        return _text(Candidate(extracted.answer, request.answer_syntax,
+        return _text(Ingested(extracted.answer, request.answer_syntax,
                                extracted.alternatives))
     if input_kind == "extracted":
         # Extraction applied the policy once, where it ran: never again here.
-        return _text(Candidate(candidate, request.answer_syntax))
+        return _text(Ingested(candidate, request.answer_syntax))
     if isinstance(candidate, str):
         # An answer given alone gets the policy's hedge and qualifier rules:
         # "\sin x \text{ for } x > 0" is not silently "\sin x".
         _refuse_hedges_and_qualifiers(check, candidate)
-    return _text(Candidate(candidate, input_kind))
+    return _text(Ingested(candidate, input_kind))
 
 
-def _text(candidate: Candidate) -> Candidate:
+def _text(candidate: Ingested) -> Ingested:
     if not isinstance(candidate.value, str):
         raise ParseFailure("not_text", f"candidate is {type(candidate.value).__name__}")
     if not candidate.value.strip():
@@ -107,7 +107,7 @@ def _shown_integrand(expr: sp.Expr) -> str:
     return show(expr)
 
 
-def read_candidate(check: Check, candidate: Candidate, integrand: sp.Expr) -> sp.Expr:
+def read_candidate(check: Check, candidate: Ingested, integrand: sp.Expr) -> sp.Expr:
     """The answer parsed in the chosen variable; letters written together
     are read against the integrand's own names (``xe^x``)."""
     if isinstance(candidate.value, sp.Expr):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from ...functions import INVERSE_OF
+from ...function_facts import INVERSE_OF
 from ...limits import ANSWER
 from ..names import BY_CANONICAL_NAME
 from .functions import FN_PREFIX

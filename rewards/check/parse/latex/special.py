@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import ParseFailure
+from ...functions import LATEX_CALLS
 from .scan import split_top
 
 MAX_CALLS = 20
@@ -56,7 +57,7 @@ _TOKEN = re.compile(r"\\left\b|\\right\b|\\middle\s*\|")
 @dataclass
 class SpecialCall:
     """One special-function call lifted out of the text: its placeholder, kind and argument texts."""
-    name: str  # elliptic_*, hyper, uppergamma, lowergamma, or a _HANDWRITTEN name
+    name: str  # hyper, or a canonical name in the registry's LATEX_CALLS
     args: list[str]  # LaTeX of each argument (hyper: "a1,a2", "b1", "z")
     placeholder: str  # symbol name the main parse produces for this call
 
@@ -316,13 +317,6 @@ def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
     return "".join(out).strip().replace("  ", " "), calls
 
 
-_HANDWRITTEN: dict[str, Callable[..., sp.Expr]] = {
-    "Max": sp.Max, "Min": sp.Min, "frac": sp.frac, "fresnels": sp.fresnels,
-    "fresnelc": sp.fresnelc, "LambertW": sp.LambertW, "expint": sp.expint,
-    "Heaviside": sp.Heaviside,
-}
-
-
 def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
     """The SymPy expression for a lifted call, its arguments parsed by ``parse``."""
     if call.name == "hyper":
@@ -330,14 +324,9 @@ def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
         lower = [parse(b) for b in _split_top(call.args[1], ",") if b]
         return sp.hyper(upper, lower, parse(call.args[2]))
     args = [parse(a) for a in call.args]
-    if call.name in _HANDWRITTEN:
-        return _HANDWRITTEN[call.name](*args)
     if call.name in ("uppergamma", "lowergamma"):
         order = args[0]
         if order.is_Number and abs(order) > MAX_GAMMA_ORDER:
             raise ParseFailure("number_too_large",
                                f"incomplete gamma of order above {MAX_GAMMA_ORDER}")
-        return (sp.uppergamma if call.name == "uppergamma" else sp.lowergamma)(*args)
-    function = {"elliptic_f": sp.elliptic_f, "elliptic_e": sp.elliptic_e,
-                "elliptic_k": sp.elliptic_k, "elliptic_pi": sp.elliptic_pi}[call.name]
-    return function(*args)
+    return LATEX_CALLS[call.name](*args)

@@ -101,6 +101,9 @@ class Function:
         latex_call: the LaTeX reader of hand-written calls (``W_{-1}(x)``,
             ``\\max(a, b)``, elliptic and incomplete gamma calls) builds it by
             its canonical name.
+        slow_growth: grows at most like a logarithm, or is bounded: the text
+            parser lets its constant arguments be large (``log(10**50)`` is
+            harmless, ``sinh(10**50)`` is not).
         facts: what the checker knows about it; None for functions only the
             parsers read.
     """
@@ -110,6 +113,7 @@ class Function:
     text: tuple[tuple[str, Arities], ...] = ()
     latex_letter: str | None = None
     latex_call: bool = False
+    slow_growth: bool = False
     facts: Facts | None = None
 
 
@@ -184,17 +188,20 @@ REGISTRY: tuple[Function, ...] = (
     Function(sp.acos, ("acos", "arccos"), facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, branchy=True,
                    cut=_CUT_OUTSIDE_UNIT,
                    breaks=_unit_bounds)),
-    Function(sp.atan, ("atan", "arctan", "arctg"), facts=Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True,
+    Function(sp.atan, ("atan", "arctan", "arctg"), slow_growth=True,
+             facts=Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True,
                    cut=_CUT_IMAGINARY_OUTSIDE)),
     # SymPy's acot is continuous at 0 and odd: pi/2 - atan(u), not mpmath's.
-    Function(sp.acot, ("acot", "arccot"), facts=Facts("inverse_circular", real_where_finite=True,
+    Function(sp.acot, ("acot", "arccot"), slow_growth=True,
+             facts=Facts("inverse_circular", real_where_finite=True,
                    mpmath=lambda u: mp.pi / 2 - mp.atan(u), branchy=True, bounded=True,
                    cut=_CUT_IMAGINARY_INSIDE)),
     Function(sp.asec, ("asec", "arcsec"), facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec,
                    branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
     Function(sp.acsc, ("acsc", "arccsc"), facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc,
                    branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
-    Function(sp.asinh, ("asinh", "arcsinh", "arsinh", "argsinh"), facts=Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh,
+    Function(sp.asinh, ("asinh", "arcsinh", "arsinh", "argsinh"), slow_growth=True,
+             facts=Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh,
                     branchy=True, cut=_CUT_IMAGINARY_OUTSIDE)),
     Function(sp.acosh, ("acosh", "arccosh", "arcosh", "argcosh"), facts=Facts("inverse_hyperbolic", real_domain=lambda u: u >= 1, mpmath=mp.acosh,
                     branchy=True, cut=("im", lambda w: w.real < 1), breaks=lambda args: [(args[0] - 1, BOUNDARY)])),
@@ -209,17 +216,21 @@ REGISTRY: tuple[Function, ...] = (
                     branchy=True, cut=_CUT_IMAGINARY_INSIDE, breaks=_at(POLE))),
     # --- exp, log and powers ----------------------------------------------------
     Function(sp.exp, text=(("exp", (1,)),), facts=Facts("exp_log", real_where_finite=True, mpmath=mp.exp, grows_fast=True)),
-    Function(sp.log, text=(("log", (1, 2)), ("ln", (1,)), ("log10", (1,)), ("log2", (1,))), facts=Facts("exp_log", real_domain=lambda u: u > 0, mpmath=mp.log, branchy=True,
+    Function(sp.log, text=(("log", (1, 2)), ("ln", (1,)), ("log10", (1,)), ("log2", (1,))), slow_growth=True,
+             facts=Facts("exp_log", real_domain=lambda u: u > 0, mpmath=mp.log, branchy=True,
                   cut=_CUT_NEGATIVE,
                   breaks=_at(POLE))),
     # Pow's breakpoints depend on its exponent: see breakpoint_arguments.
     Function(sp.Pow, text=(("sqrt", (1,)), ("cbrt", (1,)), ("root", (2,))), facts=Facts("exp_log", branchy=True, cut=_CUT_NEGATIVE)),
     # --- not analytic: kinks, jumps and pieces ----------------------------------
-    Function(sp.Abs, text=(("Abs", (1,)), ("abs", (1,))), facts=Facts("non_analytic", analytic=False, real_where_finite=True, mpmath=abs,
+    Function(sp.Abs, text=(("Abs", (1,)), ("abs", (1,))), slow_growth=True,
+             facts=Facts("non_analytic", analytic=False, real_where_finite=True, mpmath=abs,
                   breaks=_at(KINK))),
-    Function(sp.sign, ("sign", "sgn"), facts=Facts("step", analytic=False, real_where_finite=True, mpmath=mp.sign, step=True,
+    Function(sp.sign, ("sign", "sgn"), slow_growth=True,
+             facts=Facts("step", analytic=False, real_where_finite=True, mpmath=mp.sign, step=True,
                    breaks=_at(KINK))),
-    Function(sp.Heaviside, text=(("Heaviside", (1, 2)),), latex_call=True, facts=Facts("step", analytic=False, real_where_finite=True, mpmath=_heaviside,
+    Function(sp.Heaviside, text=(("Heaviside", (1, 2)),), latex_call=True, slow_growth=True,
+             facts=Facts("step", analytic=False, real_where_finite=True, mpmath=_heaviside,
                         step=True, breaks=_at(KINK))),
     Function(sp.floor, ("floor",), facts=Facts("step", analytic=False, real_where_finite=True, mpmath=mp.floor,
                     step=True, breaks=_integer_steps)),
@@ -253,8 +264,8 @@ REGISTRY: tuple[Function, ...] = (
     Function(sp.Chi, ("Chi",)),
     # W_{-1}(x) is LambertW(x, -1).
     Function(sp.LambertW, ("LambertW",), text=(("LambertW", (1, 2)),), latex_letter="W",
-             latex_call=True),
-    Function(sp.atan2, text=(("atan2", (2,)),)),
+             latex_call=True, slow_growth=True),
+    Function(sp.atan2, text=(("atan2", (2,)),), slow_growth=True),
     Function(sp.gamma, text=(("gamma", (1,)),)),
     Function(sp.factorial, text=(("factorial", (1,)),)),
     Function(sp.uppergamma, text=(("uppergamma", (2,)),), latex_call=True),
@@ -284,6 +295,9 @@ LATEX_LETTERS: dict[str, str] = {f.latex_letter: f.cls.__name__ for f in REGISTR
                                  if f.latex_letter}
 # Canonical name -> class, for the LaTeX reader of hand-written calls.
 LATEX_CALLS: dict[str, type] = {f.cls.__name__: f.cls for f in REGISTRY if f.latex_call}
+# Every spelling, in either syntax, of a function that grows slowly.
+SLOW_GROWTH_NAMES = frozenset(name for f in REGISTRY if f.slow_growth
+                              for name in (*f.names, *(n for n, _ in f.text)))
 
 
 def _of(test: Callable[[Facts], bool]) -> tuple[type, ...]:
@@ -351,5 +365,5 @@ def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
 
 __all__ = ["BOUNDARY", "BOUNDED", "BRANCHY", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
            "INVERSE_TRIG", "KINK", "LATEX_CALLS", "LATEX_LETTERS", "NON_ANALYTIC", "POLE",
-           "REAL_WHERE_FINITE", "REGISTRY", "SPELLINGS", "STEP", "TEXT_CALLS", "TRIG", "Facts",
+           "REAL_WHERE_FINITE", "REGISTRY", "SLOW_GROWTH_NAMES", "SPELLINGS", "STEP", "TEXT_CALLS", "TRIG", "Facts",
            "Function", "breakpoint_arguments", "cut_arguments"]

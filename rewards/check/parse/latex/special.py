@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import ParseFailure
-from ...functions import LATEX_CALLS
+from ...functions import LATEX_CALLS, LATEX_LETTERS
 from .scan import split_top
 
 MAX_CALLS = 20
@@ -166,10 +166,10 @@ def _named_call(m: re.Match[str], args: list[str]) -> tuple[str, list[str]] | No
     if m.group("frac"):
         return "frac", args
     if m.group("fresnel"):
-        return ("fresnels" if m.group("fresnel_letter") == "S" else "fresnelc"), args
+        return LATEX_LETTERS[m.group("fresnel_letter")], args
     if m.group("lambert"):
         branch = m.group("branch") or m.group("branch_bare")
-        return "LambertW", args + ([branch] if branch == "-1" else [])
+        return LATEX_LETTERS["W"], args + ([branch] if branch == "-1" else [])
     if m.group("order") or m.group("order_bare"):
         return "expint", [m.group("order") or m.group("order_bare"), *args]
     return "Heaviside", args

@@ -1,4 +1,4 @@
-"""The function registry (rewards/check/functions.py) is the one table of
+"""The function registry (:mod:`rewards.check.functions`) is the one table of
 functions: both parsers read every entry the same way, and no module keeps a
 second spelling table of its own.
 
@@ -13,6 +13,7 @@ import pytest
 import sympy as sp
 
 from rewards.check.errors import ParseFailure
+from rewards.check import functions as registry
 from rewards.check.functions import FACTS, LATEX_CALLS, REGISTRY, SPELLINGS, TEXT_CALLS
 from rewards.check.parse.read import parse_latex_text
 from rewards.check.parse.sympy_text import parse_sympy_text
@@ -129,7 +130,7 @@ def test_facts_are_a_view_of_the_registry():
 
 
 _ROOT = Path(__file__).resolve().parents[1] / "rewards"
-_REGISTRY_FILE = _ROOT / "check" / "functions.py"
+_REGISTRY_FILE = Path(registry.__file__).resolve()
 _CLASS_NAMES = {f.cls.__name__ for f in REGISTRY}
 
 

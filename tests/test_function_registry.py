@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from rewards.check.errors import ParseFailure
 from rewards.check import functions as registry
+from rewards.check.errors import ParseFailure
 from rewards.check.functions import FACTS, LATEX_CALLS, REGISTRY, SPELLINGS, TEXT_CALLS
 from rewards.check.parse.read import parse_latex_text
 from rewards.check.parse.sympy_text import parse_sympy_text

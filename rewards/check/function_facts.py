@@ -1,14 +1,18 @@
 """What the checker knows about each SymPy function, in one table.
 
+The registry: one :class:`Function` entry per function in
+:data:`REGISTRY`, read by both parsers (how it is spelled in LaTeX and in
+SymPy text, with which arities), the evidence and the proofs (what it is).
+Adding a function is one entry here plus a row in
+``tests/test_function_registry.py``; every other table is a view.
+
 Sampling, the domain reader, the numeric comparison, the proofs and both
 parsers ask the same questions of a function: is it analytic (may it be
 compared at complex points)? real wherever it is finite? where is it real,
 and how is it evaluated there in real analysis? is it a step function?
 does it have branch cuts? which inverse does ``f^{-1}`` name? where can it
-kink, jump, blow up or stop being real? Each answer lives in one
-:class:`Facts` record of :data:`FACTS`; the tuples below are views of it.
-How a function is *spelled* (``arcsin``, ``sgn``) is the parsers' own table,
-:mod:`rewards.check.parse.names`.
+kink, jump, blow up or stop being real? Each answer lives in the entry's
+:class:`Facts` record; :data:`FACTS` and the tuples below are views of them.
 """
 from __future__ import annotations
 
@@ -74,6 +78,45 @@ class Facts:
     cut: tuple[str, Callable[[Any], bool]] | None = None
 
 
+# A SymPy-text arity tuple ending in ``...`` is variadic: up to the text
+# parser's own bound on the number of arguments.
+Arities = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function of the registry: how answers spell it and what it is.
+
+    Attributes:
+        cls: its SymPy class; ``cls.__name__`` is the canonical name the
+            LaTeX parser writes into its stand-ins.
+        names: one-argument spellings both parsers read (``arcsinh``,
+            ``sgn``): a LaTeX command, operator name or bare word, and a
+            SymPy-text call.
+        text: SymPy-text calls with their own arities (``Max`` takes one
+            argument or more, ``max`` two or more); the text parser builds
+            them with its guarded constructor of that name where it has one.
+        latex_letter: the capital letter sympy.latex prints it as
+            (``W\\left(x\\right)``).
+        latex_call: the LaTeX reader of hand-written calls (``W_{-1}(x)``,
+            ``\\max(a, b)``, elliptic and incomplete gamma calls) builds it by
+            its canonical name.
+        slow_growth: grows at most like a logarithm, or is bounded: the text
+            parser lets its constant arguments be large (``log(10**50)`` is
+            harmless, ``sinh(10**50)`` is not).
+        facts: what the checker knows about it; None for functions only the
+            parsers read.
+    """
+
+    cls: type
+    names: tuple[str, ...] = ()
+    text: tuple[tuple[str, Arities], ...] = ()
+    latex_letter: str | None = None
+    latex_call: bool = False
+    slow_growth: bool = False
+    facts: Facts | None = None
+
+
 def _in(lo: Any, hi: Any) -> Callable[[Any], bool]:
     return lambda u: lo <= u <= hi
 
@@ -112,104 +155,192 @@ def _heaviside(u: Any, *_: Any) -> Any:
     return mp.mpf(1) if u > 0 else mp.mpf(0) if u < 0 else mp.mpf(0.5)
 
 
-FACTS: dict[type, Facts] = {
+REGISTRY: tuple[Function, ...] = (
     # --- circular and hyperbolic: entire or meromorphic, real on the line -------
-    sp.sin: Facts("circular", real_where_finite=True, mpmath=mp.sin, inverse=sp.asin, bounded=True),
-    sp.cos: Facts("circular", real_where_finite=True, mpmath=mp.cos, inverse=sp.acos, bounded=True),
-    sp.tan: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.cos(u) != 0,
-                  mpmath=mp.tan, inverse=sp.atan,
-                  breaks=lambda args: [(sp.cos(args[0]), POLE)]),
-    sp.cot: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.sin(u) != 0,
-                  mpmath=mp.cot, inverse=sp.acot,
-                  breaks=lambda args: [(sp.sin(args[0]), POLE)]),
-    sp.sec: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.cos(u) != 0,
-                  mpmath=mp.sec, inverse=sp.asec,
-                  breaks=lambda args: [(sp.cos(args[0]), POLE)]),
-    sp.csc: Facts("circular", real_where_finite=True, real_domain=lambda u: mp.sin(u) != 0,
-                  mpmath=mp.csc, inverse=sp.acsc,
-                  breaks=lambda args: [(sp.sin(args[0]), POLE)]),
-    sp.sinh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.sinh, inverse=sp.asinh,
-                   grows_fast=True),
-    sp.cosh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.cosh, inverse=sp.acosh,
-                   grows_fast=True),
-    sp.tanh: Facts("hyperbolic", real_where_finite=True, mpmath=mp.tanh, inverse=sp.atanh, bounded=True),
-    sp.coth: Facts("hyperbolic", real_where_finite=True, real_domain=lambda u: u != 0,
-                   mpmath=mp.coth, inverse=sp.acoth, breaks=_at(POLE)),
-    sp.sech: Facts("hyperbolic", real_where_finite=True, mpmath=mp.sech, inverse=sp.asech, bounded=True),
-    sp.csch: Facts("hyperbolic", real_where_finite=True, real_domain=lambda u: u != 0,
-                   mpmath=mp.csch, inverse=sp.acsch, breaks=_at(POLE)),
+    Function(sp.sin, ("sin",),
+             facts=Facts("circular", real_where_finite=True, mpmath=mp.sin, inverse=sp.asin, bounded=True)),
+    Function(sp.cos, ("cos",),
+             facts=Facts("circular", real_where_finite=True, mpmath=mp.cos, inverse=sp.acos, bounded=True)),
+    Function(sp.tan, ("tan", "tg"),
+             facts=Facts("circular", real_where_finite=True, real_domain=lambda u: mp.cos(u) != 0,
+                         mpmath=mp.tan, inverse=sp.atan,
+                         breaks=lambda args: [(sp.cos(args[0]), POLE)])),
+    Function(sp.cot, ("cot", "ctg", "cotg"),
+             facts=Facts("circular", real_where_finite=True, real_domain=lambda u: mp.sin(u) != 0,
+                         mpmath=mp.cot, inverse=sp.acot,
+                         breaks=lambda args: [(sp.sin(args[0]), POLE)])),
+    Function(sp.sec, ("sec",),
+             facts=Facts("circular", real_where_finite=True, real_domain=lambda u: mp.cos(u) != 0,
+                         mpmath=mp.sec, inverse=sp.asec,
+                         breaks=lambda args: [(sp.cos(args[0]), POLE)])),
+    Function(sp.csc, ("csc", "cosec"),
+             facts=Facts("circular", real_where_finite=True, real_domain=lambda u: mp.sin(u) != 0,
+                         mpmath=mp.csc, inverse=sp.acsc,
+                         breaks=lambda args: [(sp.sin(args[0]), POLE)])),
+    Function(sp.sinh, ("sinh",),
+             facts=Facts("hyperbolic", real_where_finite=True, mpmath=mp.sinh, inverse=sp.asinh,
+                         grows_fast=True)),
+    Function(sp.cosh, ("cosh",),
+             facts=Facts("hyperbolic", real_where_finite=True, mpmath=mp.cosh, inverse=sp.acosh,
+                         grows_fast=True)),
+    Function(sp.tanh, ("tanh",),
+             facts=Facts("hyperbolic", real_where_finite=True, mpmath=mp.tanh, inverse=sp.atanh, bounded=True)),
+    Function(sp.coth, ("coth",),
+             facts=Facts("hyperbolic", real_where_finite=True, real_domain=lambda u: u != 0,
+                         mpmath=mp.coth, inverse=sp.acoth, breaks=_at(POLE))),
+    Function(sp.sech, ("sech",),
+             facts=Facts("hyperbolic", real_where_finite=True, mpmath=mp.sech, inverse=sp.asech, bounded=True)),
+    Function(sp.csch, ("csch", "cosech"),
+             facts=Facts("hyperbolic", real_where_finite=True, real_domain=lambda u: u != 0,
+                         mpmath=mp.csch, inverse=sp.acsch, breaks=_at(POLE))),
     # --- inverses: real on part of the line, branch cuts off it ----------------
-    sp.asin: Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.asin, branchy=True,
-                   cut=_CUT_OUTSIDE_UNIT,
-                   breaks=_unit_bounds),
-    sp.acos: Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, branchy=True,
-                   cut=_CUT_OUTSIDE_UNIT,
-                   breaks=_unit_bounds),
-    sp.atan: Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True,
-                   cut=_CUT_IMAGINARY_OUTSIDE),
+    Function(sp.asin, ("asin", "arcsin"),
+             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.asin, branchy=True,
+                         cut=_CUT_OUTSIDE_UNIT,
+                         breaks=_unit_bounds)),
+    Function(sp.acos, ("acos", "arccos"),
+             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, branchy=True,
+                         cut=_CUT_OUTSIDE_UNIT,
+                         breaks=_unit_bounds)),
+    Function(sp.atan, ("atan", "arctan", "arctg"), slow_growth=True,
+             facts=Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True,
+                         cut=_CUT_IMAGINARY_OUTSIDE)),
     # SymPy's acot is odd (acot(-u) = -acot(u), as in Mathematica and
     # mpmath): it jumps from -pi/2 to pi/2 where its argument crosses 0, and
     # is continuous across a pole of it (acot(1/x) = atan(x)). The checker
     # reads the function it parsed, so both the value and the jump are its.
-    sp.acot: Facts("inverse_circular", real_where_finite=True,
-                   mpmath=mp.acot, branchy=True, bounded=True,
-                   cut=_CUT_IMAGINARY_INSIDE, breaks=_at(KINK)),
-    sp.asec: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec,
-                   branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
-    sp.acsc: Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc,
-                   branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
-    sp.asinh: Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh,
-                    branchy=True, cut=_CUT_IMAGINARY_OUTSIDE),
-    sp.acosh: Facts("inverse_hyperbolic", real_domain=lambda u: u >= 1, mpmath=mp.acosh,
-                    branchy=True, cut=("im", lambda w: w.real < 1), breaks=lambda args: [(args[0] - 1, BOUNDARY)]),
-    sp.atanh: Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) < 1, mpmath=mp.atanh,
-                    branchy=True, cut=_CUT_OUTSIDE_UNIT, breaks=_unit_bounds),
-    sp.acoth: Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) > 1, mpmath=mp.acoth,
-                    branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)]),
-    sp.asech: Facts("inverse_hyperbolic", real_domain=lambda u: 0 < u <= 1, mpmath=mp.asech,
-                    branchy=True, cut=("im", lambda w: w.real < 0 or w.real > 1),
-                    breaks=lambda args: [(args[0], POLE), (args[0] - 1, BOUNDARY)]),
-    sp.acsch: Facts("inverse_hyperbolic", real_domain=lambda u: u != 0, mpmath=mp.acsch,
-                    branchy=True, cut=_CUT_IMAGINARY_INSIDE, breaks=_at(POLE)),
+    Function(sp.acot, ("acot", "arccot"), slow_growth=True,
+             facts=Facts("inverse_circular", real_where_finite=True,
+                         mpmath=mp.acot, branchy=True, bounded=True,
+                         cut=_CUT_IMAGINARY_INSIDE, breaks=_at(KINK))),
+    Function(sp.asec, ("asec", "arcsec"),
+             facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec,
+                         branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
+    Function(sp.acsc, ("acsc", "arccsc"),
+             facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc,
+                         branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
+    Function(sp.asinh, ("asinh", "arcsinh", "arsinh", "argsinh"), slow_growth=True,
+             facts=Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh,
+                         branchy=True, cut=_CUT_IMAGINARY_OUTSIDE)),
+    Function(sp.acosh, ("acosh", "arccosh", "arcosh", "argcosh"),
+             facts=Facts("inverse_hyperbolic", real_domain=lambda u: u >= 1, mpmath=mp.acosh,
+                         branchy=True, cut=("im", lambda w: w.real < 1), breaks=lambda args: [(args[0] - 1, BOUNDARY)])),
+    Function(sp.atanh, ("atanh", "arctanh", "artanh", "argtanh"),
+             facts=Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) < 1, mpmath=mp.atanh,
+                         branchy=True, cut=_CUT_OUTSIDE_UNIT, breaks=_unit_bounds)),
+    Function(sp.acoth, ("acoth", "arccoth", "arcoth"),
+             facts=Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) > 1, mpmath=mp.acoth,
+                         branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
+    Function(sp.asech, ("asech", "arcsech", "arsech"),
+             facts=Facts("inverse_hyperbolic", real_domain=lambda u: 0 < u <= 1, mpmath=mp.asech,
+                         branchy=True, cut=("im", lambda w: w.real < 0 or w.real > 1),
+                         breaks=lambda args: [(args[0], POLE), (args[0] - 1, BOUNDARY)])),
+    Function(sp.acsch, ("acsch", "arccsch", "arcsch", "arcosech"),
+             facts=Facts("inverse_hyperbolic", real_domain=lambda u: u != 0, mpmath=mp.acsch,
+                         branchy=True, cut=_CUT_IMAGINARY_INSIDE, breaks=_at(POLE))),
     # --- exp, log and powers ----------------------------------------------------
-    sp.exp: Facts("exp_log", real_where_finite=True, mpmath=mp.exp, grows_fast=True),
-    sp.log: Facts("exp_log", real_domain=lambda u: u > 0, mpmath=mp.log, branchy=True,
-                  cut=_CUT_NEGATIVE,
-                  breaks=_at(POLE)),
+    Function(sp.exp, text=(("exp", (1,)),),
+             facts=Facts("exp_log", real_where_finite=True, mpmath=mp.exp, grows_fast=True)),
+    Function(sp.log, text=(("log", (1, 2)), ("ln", (1,)), ("log10", (1,)), ("log2", (1,))), slow_growth=True,
+             facts=Facts("exp_log", real_domain=lambda u: u > 0, mpmath=mp.log, branchy=True,
+                         cut=_CUT_NEGATIVE,
+                         breaks=_at(POLE))),
     # Pow's breakpoints depend on its exponent: see breakpoint_arguments.
-    sp.Pow: Facts("exp_log", branchy=True, cut=_CUT_NEGATIVE),
+    Function(sp.Pow, text=(("sqrt", (1,)), ("cbrt", (1,)), ("root", (2,))),
+             facts=Facts("exp_log", branchy=True, cut=_CUT_NEGATIVE)),
     # --- not analytic: kinks, jumps and pieces ----------------------------------
-    sp.Abs: Facts("non_analytic", analytic=False, real_where_finite=True, mpmath=abs,
-                  breaks=_at(KINK)),
-    sp.sign: Facts("step", analytic=False, real_where_finite=True, mpmath=mp.sign, step=True,
-                   breaks=_at(KINK)),
-    sp.Heaviside: Facts("step", analytic=False, real_where_finite=True, mpmath=_heaviside,
-                        step=True, breaks=_at(KINK)),
-    sp.floor: Facts("step", analytic=False, real_where_finite=True, mpmath=mp.floor,
-                    step=True, breaks=_integer_steps),
-    sp.ceiling: Facts("step", analytic=False, real_where_finite=True, mpmath=mp.ceil,
-                      step=True, breaks=_integer_steps),
-    sp.frac: Facts("step", analytic=False, real_where_finite=True,
-                   mpmath=lambda u: u - mp.floor(u), step=True, breaks=_integer_steps),
-    sp.Min: Facts("step", analytic=False, real_where_finite=True,
-                  mpmath=lambda *args: min(args), step=True, breaks=_pairwise),
-    sp.Max: Facts("step", analytic=False, real_where_finite=True,
-                  mpmath=lambda *args: max(args), step=True, breaks=_pairwise),
+    Function(sp.Abs, text=(("Abs", (1,)), ("abs", (1,))), slow_growth=True,
+             facts=Facts("non_analytic", analytic=False, real_where_finite=True, mpmath=abs,
+                         breaks=_at(KINK))),
+    Function(sp.sign, ("sign", "sgn"), slow_growth=True,
+             facts=Facts("step", analytic=False, real_where_finite=True, mpmath=mp.sign, step=True,
+                         breaks=_at(KINK))),
+    Function(sp.Heaviside, text=(("Heaviside", (1, 2)),), latex_call=True, slow_growth=True,
+             facts=Facts("step", analytic=False, real_where_finite=True, mpmath=_heaviside,
+                         step=True, breaks=_at(KINK))),
+    Function(sp.floor, ("floor",),
+             facts=Facts("step", analytic=False, real_where_finite=True, mpmath=mp.floor,
+                         step=True, breaks=_integer_steps)),
+    Function(sp.ceiling, ("ceiling", "ceil"),
+             facts=Facts("step", analytic=False, real_where_finite=True, mpmath=mp.ceil,
+                         step=True, breaks=_integer_steps)),
+    Function(sp.frac, text=(("frac", (1,)),), latex_call=True,
+             facts=Facts("step", analytic=False, real_where_finite=True,
+                         mpmath=lambda u: u - mp.floor(u), step=True, breaks=_integer_steps)),
+    Function(sp.Min, text=(("Min", (1, ...)), ("min", (2, ...))), latex_call=True,
+             facts=Facts("step", analytic=False, real_where_finite=True,
+                         mpmath=lambda *args: min(args), step=True, breaks=_pairwise)),
+    Function(sp.Max, text=(("Max", (1, ...)), ("max", (2, ...))), latex_call=True,
+             facts=Facts("step", analytic=False, real_where_finite=True,
+                         mpmath=lambda *args: max(args), step=True, breaks=_pairwise)),
     # Piecewise is evaluated piece by piece; its breakpoints are its conditions'.
-    sp.Piecewise: Facts("step", analytic=False, real_where_finite=True),
-    sp.re: Facts("non_analytic", analytic=False, breaks=_at(KINK)),
-    sp.im: Facts("non_analytic", analytic=False, breaks=_at(KINK)),
-    sp.arg: Facts("non_analytic", analytic=False, breaks=_at(KINK)),
-    sp.conjugate: Facts("non_analytic", analytic=False),
+    Function(sp.Piecewise,
+             facts=Facts("step", analytic=False, real_where_finite=True)),
+    Function(sp.re,
+             facts=Facts("non_analytic", analytic=False, breaks=_at(KINK))),
+    Function(sp.im,
+             facts=Facts("non_analytic", analytic=False, breaks=_at(KINK))),
+    Function(sp.arg,
+             facts=Facts("non_analytic", analytic=False, breaks=_at(KINK))),
+    Function(sp.conjugate,
+             facts=Facts("non_analytic", analytic=False)),
     # --- special functions real and finite on the whole line --------------------
-    sp.erf: Facts("special", real_where_finite=True, bounded=True),
-    sp.erfc: Facts("special", real_where_finite=True, bounded=True),
-    sp.erfi: Facts("special", real_where_finite=True),
-    sp.Si: Facts("special", real_where_finite=True, bounded=True),
-    sp.Shi: Facts("special", real_where_finite=True),
-    sp.fresnels: Facts("special", real_where_finite=True, bounded=True),
-    sp.fresnelc: Facts("special", real_where_finite=True, bounded=True),
-}
+    Function(sp.erf, ("erf",),
+             facts=Facts("special", real_where_finite=True, bounded=True)),
+    Function(sp.erfc, ("erfc",),
+             facts=Facts("special", real_where_finite=True, bounded=True)),
+    Function(sp.erfi, ("erfi",),
+             facts=Facts("special", real_where_finite=True)),
+    Function(sp.Si, ("Si",),
+             facts=Facts("special", real_where_finite=True, bounded=True)),
+    Function(sp.Shi, ("Shi",),
+             facts=Facts("special", real_where_finite=True)),
+    Function(sp.fresnels, ("fresnels",), latex_letter="S", latex_call=True,
+             facts=Facts("special", real_where_finite=True, bounded=True)),
+    Function(sp.fresnelc, ("fresnelc",), latex_letter="C", latex_call=True,
+             facts=Facts("special", real_where_finite=True, bounded=True)),
+    # --- read by the parsers only: no fact of the checker depends on them -------
+    Function(sp.Ei, ("Ei",)),
+    Function(sp.li, ("li",)),
+    Function(sp.Li, ("Li",)),
+    Function(sp.Ci, ("Ci",)),
+    Function(sp.Chi, ("Chi",)),
+    # W_{-1}(x) is LambertW(x, -1).
+    Function(sp.LambertW, ("LambertW",), text=(("LambertW", (1, 2)),), latex_letter="W",
+             latex_call=True, slow_growth=True),
+    Function(sp.atan2, text=(("atan2", (2,)),), slow_growth=True),
+    Function(sp.gamma, text=(("gamma", (1,)),)),
+    Function(sp.factorial, text=(("factorial", (1,)),)),
+    Function(sp.uppergamma, text=(("uppergamma", (2,)),), latex_call=True),
+    Function(sp.lowergamma, text=(("lowergamma", (2,)),), latex_call=True),
+    Function(sp.polylog, text=(("polylog", (2,)),)),
+    # 2-argument (Hurwitz) zeta is left out: zeta(50, 1000) sums 999 huge
+    # rationals (seconds) and never appears in elementary antiderivatives.
+    Function(sp.zeta, text=(("zeta", (1,)),)),
+    # The exponential integral E_n(x), and E1 for E_1.
+    Function(sp.expint, text=(("expint", (2,)), ("E1", (1,))), latex_call=True),
+    Function(sp.elliptic_k, text=(("elliptic_k", (1,)),), latex_call=True),
+    Function(sp.elliptic_f, text=(("elliptic_f", (2,)),), latex_call=True),
+    Function(sp.elliptic_e, text=(("elliptic_e", (1, 2)),), latex_call=True),
+    Function(sp.elliptic_pi, text=(("elliptic_pi", (2, 3)),), latex_call=True),
+)
+
+
+# --- views of the registry ---------------------------------------------------
+FACTS: dict[type, Facts] = {f.cls: f.facts for f in REGISTRY if f.facts is not None}
+# Every one-argument spelling both parsers share -> its SymPy class.
+SPELLINGS: dict[str, type] = {name: f.cls for f in REGISTRY for name in f.names}
+# SymPy-text calls with their own arities -> (class, arities).
+TEXT_CALLS: dict[str, tuple[type, Arities]] = {
+    name: (f.cls, arities) for f in REGISTRY for name, arities in f.text}
+# The letter sympy.latex prints a function as -> its canonical name.
+LATEX_LETTERS: dict[str, str] = {f.latex_letter: f.cls.__name__ for f in REGISTRY
+                                 if f.latex_letter}
+# Canonical name -> class, for the LaTeX reader of hand-written calls.
+LATEX_CALLS: dict[str, type] = {f.cls.__name__: f.cls for f in REGISTRY if f.latex_call}
+# Every spelling, in either syntax, of a function that grows slowly.
+SLOW_GROWTH_NAMES = frozenset(name for f in REGISTRY if f.slow_growth
+                              for name in (*f.names, *(n for n, _ in f.text)))
 
 
 def _of(test: Callable[[Facts], bool]) -> tuple[type, ...]:
@@ -276,5 +407,6 @@ def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
 
 
 __all__ = ["BOUNDARY", "BOUNDED", "BRANCHY", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
-           "INVERSE_TRIG", "KINK", "NON_ANALYTIC", "POLE", "REAL_WHERE_FINITE", "STEP", "TRIG",
-           "Facts", "breakpoint_arguments", "cut_arguments"]
+           "INVERSE_TRIG", "KINK", "LATEX_CALLS", "LATEX_LETTERS", "NON_ANALYTIC", "POLE",
+           "REAL_WHERE_FINITE", "REGISTRY", "SLOW_GROWTH_NAMES", "SPELLINGS", "STEP", "TEXT_CALLS", "TRIG", "Facts",
+           "Function", "breakpoint_arguments", "cut_arguments"]

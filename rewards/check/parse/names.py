@@ -1,7 +1,8 @@
 """Names shared by both answer parsers (LaTeX and SymPy text).
 
-One table says which function names an answer may use and what SymPy function
-each spelling means, so ``\\operatorname{arcsinh}``, ``asinh(x)`` and
+One table (a view of the registry in :mod:`rewards.check.function_facts`) says
+which function names an answer may use and what SymPy function each spelling
+means, so ``\\operatorname{arcsinh}``, ``asinh(x)`` and
 ``\\sinh^{-1}`` can never disagree between the two syntaxes. The size limits
 of both parsers live in :mod:`rewards.check.limits`.
 """
@@ -11,32 +12,13 @@ import re
 
 import sympy as sp
 
+from ..function_facts import SPELLINGS
+
 # --- one-argument functions, by every spelling a model uses ----------------
-# The canonical SymPy class name (``FUNCTIONS[s].__name__``) is what the LaTeX
-# parser writes into its stand-ins, so it must round-trip through this table.
-FUNCTIONS: dict[str, type[sp.Function]] = {
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc,
-    "tg": sp.tan, "ctg": sp.cot, "cotg": sp.cot, "cosec": sp.csc,
-    "asin": sp.asin, "acos": sp.acos, "atan": sp.atan, "acot": sp.acot, "asec": sp.asec,
-    "acsc": sp.acsc,
-    "arcsin": sp.asin, "arccos": sp.acos, "arctan": sp.atan, "arccot": sp.acot,
-    "arcsec": sp.asec, "arccsc": sp.acsc, "arctg": sp.atan,
-    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "coth": sp.coth, "sech": sp.sech,
-    "csch": sp.csch, "cosech": sp.csch,
-    "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "acoth": sp.acoth,
-    "asech": sp.asech, "acsch": sp.acsch,
-    "arcsinh": sp.asinh, "arsinh": sp.asinh, "argsinh": sp.asinh,
-    "arccosh": sp.acosh, "arcosh": sp.acosh, "argcosh": sp.acosh,
-    "arctanh": sp.atanh, "artanh": sp.atanh, "argtanh": sp.atanh,
-    "arccoth": sp.acoth, "arcoth": sp.acoth,
-    "arcsech": sp.asech, "arsech": sp.asech,
-    "arccsch": sp.acsch, "arcsch": sp.acsch, "arcosech": sp.acsch,
-    "erf": sp.erf, "erfc": sp.erfc, "erfi": sp.erfi,
-    "Ei": sp.Ei, "li": sp.li, "Li": sp.Li, "Si": sp.Si, "Ci": sp.Ci, "Shi": sp.Shi,
-    "Chi": sp.Chi, "fresnels": sp.fresnels, "fresnelc": sp.fresnelc,
-    "sign": sp.sign, "sgn": sp.sign, "LambertW": sp.LambertW,
-    "floor": sp.floor, "ceiling": sp.ceiling, "ceil": sp.ceiling,
-}
+# A view of the function registry (rewards.check.function_facts), so both parsers
+# read one table. The canonical SymPy class name (``FUNCTIONS[s].__name__``)
+# is what the LaTeX parser writes into its stand-ins, so it must round-trip.
+FUNCTIONS: dict[str, type[sp.Function]] = SPELLINGS
 # Greek letters as names of a variable or a parameter (``theta``), in both
 # syntaxes; those SymPy takes for functions or constants (gamma, zeta, pi)
 # and Python's lambda are not among them.

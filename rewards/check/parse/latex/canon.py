@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from ...errors import ParseFailure
+from ...function_facts import LATEX_LETTERS
 from ...limits import ANSWER
 from ..equation import equation_rhs
 from ..names import GREEK_VARIANTS, SUPERSCRIPT_RUN, superscript_text
@@ -107,15 +108,16 @@ def _rule_greek_variant(t: str) -> str:
     return _GREEK_VARIANT.sub(r"\\\1", t)
 
 
-# sympy.latex prints fresnels/fresnelc/LambertW as S\left(x\right), C\left(x\right),
-# W\left(x\right). Only with \left( -- a model's C(x+1) stays a product.
-_SYMPY_LETTER_FUNCS = re.compile(r"(?<![A-Za-z\\_^])([SCW]) ?(?=\\left ?\()")
-_LETTER_FUNC_NAMES = {"S": "fresnels", "C": "fresnelc", "W": "LambertW"}
+# sympy.latex prints some functions as a letter (the registry's latex_letter:
+# fresnels as S\left(x\right), LambertW as W\left(x\right)). Only with
+# \left( -- a model's C(x+1) stays a product.
+_SYMPY_LETTER_FUNCS = re.compile(
+    r"(?<![A-Za-z\\_^])([" + "".join(LATEX_LETTERS) + r"]) ?(?=\\left ?\()")
 
 
 def _rule_sympy_letter_functions(t: str) -> str:
     return _SYMPY_LETTER_FUNCS.sub(
-        lambda m: r"\log_{\text{" + FN_PREFIX + _LETTER_FUNC_NAMES[m.group(1)] + "}}", t)
+        lambda m: r"\log_{\text{" + FN_PREFIX + LATEX_LETTERS[m.group(1)] + "}}", t)
 
 
 _LEFT_RIGHT_DOT = re.compile(r"\\(?:left|right|middle) ?\.")

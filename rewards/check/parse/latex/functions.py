@@ -12,8 +12,8 @@ Two rewrites that run last in :func:`~rewards.check.parse.latex.canon.canonicali
   because the grammar lets an unparenthesised argument run on through
   ``\cdot`` and ``/``.
 
-Which names exist and what they mean comes from
-:data:`rewards.check.parse.names.FUNCTIONS`, the table the SymPy-text parser
+Which names exist and what they mean comes from the function registry
+(:data:`rewards.check.function_facts.SPELLINGS`), which the SymPy-text parser
 reads too.
 """
 from __future__ import annotations

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import ParseFailure
+from ...function_facts import LATEX_CALLS, LATEX_LETTERS
 from ...limits import ANSWER
 from .scan import split_top
 
@@ -53,7 +54,7 @@ _TOKEN = re.compile(r"\\left\b|\\right\b|\\middle\s*\|")
 @dataclass
 class SpecialCall:
     """One special-function call lifted out of the text: its placeholder, kind and argument texts."""
-    name: str  # elliptic_*, hyper, uppergamma, lowergamma, or a _HANDWRITTEN name
+    name: str  # hyper, or a canonical name in the registry's LATEX_CALLS
     args: list[str]  # LaTeX of each argument (hyper: "a1,a2", "b1", "z")
     placeholder: str  # symbol name the main parse produces for this call
 
@@ -162,10 +163,10 @@ def _named_call(m: re.Match[str], args: list[str]) -> tuple[str, list[str]] | No
     if m.group("frac"):
         return "frac", args
     if m.group("fresnel"):
-        return ("fresnels" if m.group("fresnel_letter") == "S" else "fresnelc"), args
+        return LATEX_LETTERS[m.group("fresnel_letter")], args
     if m.group("lambert"):
         branch = m.group("branch") or m.group("branch_bare")
-        return "LambertW", args + ([branch] if branch == "-1" else [])
+        return LATEX_LETTERS["W"], args + ([branch] if branch == "-1" else [])
     if m.group("order") or m.group("order_bare"):
         return "expint", [m.group("order") or m.group("order_bare"), *args]
     return "Heaviside", args
@@ -313,13 +314,6 @@ def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
     return "".join(out).strip().replace("  ", " "), calls
 
 
-_HANDWRITTEN: dict[str, Callable[..., sp.Expr]] = {
-    "Max": sp.Max, "Min": sp.Min, "frac": sp.frac, "fresnels": sp.fresnels,
-    "fresnelc": sp.fresnelc, "LambertW": sp.LambertW, "expint": sp.expint,
-    "Heaviside": sp.Heaviside,
-}
-
-
 def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
     """The SymPy expression for a lifted call, its arguments parsed by ``parse``."""
     if call.name == "hyper":
@@ -327,14 +321,9 @@ def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
         lower = [parse(b) for b in _split_top(call.args[1], ",") if b]
         return sp.hyper(upper, lower, parse(call.args[2]))
     args = [parse(a) for a in call.args]
-    if call.name in _HANDWRITTEN:
-        return _HANDWRITTEN[call.name](*args)
     if call.name in ("uppergamma", "lowergamma"):
         order = args[0]
         if order.is_Number and abs(order) > ANSWER.special_order:
             raise ParseFailure("number_too_large",
                                f"incomplete gamma of order above {ANSWER.special_order}")
-        return (sp.uppergamma if call.name == "uppergamma" else sp.lowergamma)(*args)
-    function = {"elliptic_f": sp.elliptic_f, "elliptic_e": sp.elliptic_e,
-                "elliptic_k": sp.elliptic_k, "elliptic_pi": sp.elliptic_pi}[call.name]
-    return function(*args)
+    return LATEX_CALLS[call.name](*args)

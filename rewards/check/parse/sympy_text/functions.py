@@ -1,5 +1,5 @@
-"""The functions an answer may call, with their arities and guarded
-constructors (one-argument spellings come from :mod:`..names`)."""
+"""The functions an answer may call: spellings and arities from the registry
+(:mod:`rewards.check.function_facts`), and the guarded constructors."""
 from __future__ import annotations
 
 import ast
@@ -7,8 +7,8 @@ import ast
 import sympy
 
 from ...errors import ParseFailure
+from ...function_facts import SPELLINGS, TEXT_CALLS
 from ...limits import ANSWER
-from ..names import FUNCTIONS as _NAMED_FUNCTIONS
 from .guards import _HALF, _NEG_ONE, _THIRD, _bound_numeric_arg
 
 
@@ -26,10 +26,6 @@ def _apply(func, args):
     constants are evaluated here, after the constant guards.
     """
     return func(*args, evaluate=not any(a.free_symbols for a in args))
-
-
-def _plain(func, *arities):
-    return frozenset(arities), lambda b, args: _apply(func, args)
 
 
 def _log(b, args):
@@ -73,54 +69,56 @@ def _exact_number(b, args):
 
 
 
+# Calls whose construction is guarded or rewritten (by name); every other
+# call of the registry is ``cls(*args)``, unevaluated on symbols.
+_GUARDED: dict[str, object] = {
+    "exp": lambda b, a: b.exp(a[0]),
+    "log": _log,
+    "ln": _log,
+    "log10": _log_base(10),
+    "log2": _log_base(2),
+    "sqrt": lambda b, a: b.pow(a[0], _HALF),
+    "cbrt": lambda b, a: b.pow(a[0], _THIRD),
+    "root": lambda b, a: b.pow(a[0], b.pow(a[1], _NEG_ONE)),
+    "gamma": _bounded(sympy.gamma, ANSWER.factorial_arg, "gamma"),
+    "factorial": _bounded(sympy.factorial, ANSWER.factorial_arg, "factorial"),
+    "uppergamma": _bounded(sympy.uppergamma, ANSWER.special_order, "uppergamma"),
+    "lowergamma": _bounded(sympy.lowergamma, ANSWER.special_order, "lowergamma"),
+    "polylog": _polylog,
+    "zeta": _bounded(sympy.zeta, ANSWER.special_order, "zeta"),
+    "expint": _bounded(sympy.expint, ANSWER.special_order, "expint"),
+    "E1": lambda b, a: _apply(sympy.expint, [sympy.Integer(1), a[0]]),
+}
+
+
+def _arities(declared) -> frozenset:
+    if declared[-1] is ...:
+        return frozenset(range(declared[0], ANSWER.minmax_args + 1))
+    return frozenset(declared)
+
+
+def _entry(name, cls, arities):
+    build = _GUARDED.get(name)
+    return _arities(arities), build or (lambda b, args: _apply(cls, args))
+
+
+# SymPy's own spellings of exact numbers: not functions, no registry entry.
 _FUNCTIONS: dict[str, tuple[frozenset, object]] = {
-    "exp": (frozenset({1}), lambda b, a: b.exp(a[0])),
-    "log": (frozenset({1, 2}), _log),
-    "ln": (frozenset({1}), _log),
-    "log10": (frozenset({1}), _log_base(10)),
-    "log2": (frozenset({1}), _log_base(2)),
-    "sqrt": (frozenset({1}), lambda b, a: b.pow(a[0], _HALF)),
-    "cbrt": (frozenset({1}), lambda b, a: b.pow(a[0], _THIRD)),
-    "root": (frozenset({2}), lambda b, a: b.pow(a[0], b.pow(a[1], _NEG_ONE))),
-    "Abs": _plain(sympy.Abs, 1),
-    "abs": _plain(sympy.Abs, 1),
-    "Heaviside": _plain(sympy.Heaviside, 1, 2),
-    "atan2": _plain(sympy.atan2, 2),
-    "gamma": (frozenset({1}), _bounded(sympy.gamma, ANSWER.factorial_arg, "gamma")),
-    "factorial": (frozenset({1}), _bounded(sympy.factorial, ANSWER.factorial_arg, "factorial")),
-    "uppergamma": (frozenset({2}), _bounded(sympy.uppergamma, ANSWER.special_order, "uppergamma")),
-    "lowergamma": (frozenset({2}), _bounded(sympy.lowergamma, ANSWER.special_order, "lowergamma")),
-    "polylog": (frozenset({2}), _polylog),
-    # 2-argument (Hurwitz) zeta is left out: zeta(50, 1000) sums 999 huge
-    # rationals (seconds) and never appears in elementary antiderivatives.
-    "zeta": (frozenset({1}), _bounded(sympy.zeta, ANSWER.special_order, "zeta")),
-    "LambertW": _plain(sympy.LambertW, 1, 2),
-    "elliptic_k": _plain(sympy.elliptic_k, 1),
-    "elliptic_f": _plain(sympy.elliptic_f, 2),
-    "elliptic_e": _plain(sympy.elliptic_e, 1, 2),
-    "elliptic_pi": _plain(sympy.elliptic_pi, 2, 3),
-    # Steps and pieces (continuous answers are written with them too).
-    "frac": _plain(sympy.frac, 1),
-    "Max": _plain(sympy.Max, *range(1, ANSWER.minmax_args + 1)),
-    "Min": _plain(sympy.Min, *range(1, ANSWER.minmax_args + 1)),
-    "max": _plain(sympy.Max, *range(2, ANSWER.minmax_args + 1)),
-    "min": _plain(sympy.Min, *range(2, ANSWER.minmax_args + 1)),
-    # The exponential integral E_n(x), and E1 for E_1.
-    "expint": (frozenset({2}), _bounded(sympy.expint, ANSWER.special_order, "expint")),
-    "E1": (frozenset({1}), lambda b, a: _apply(sympy.expint, [sympy.Integer(1), a[0]])),
     "S": (frozenset({1}), _exact_number),
     "Integer": (frozenset({1}), _exact_number),
     "Rational": (frozenset({2}), _exact_number),
 }
+_FUNCTIONS.update({name: _entry(name, cls, arities)
+                   for name, (cls, arities) in TEXT_CALLS.items()})
 # Every one-argument spelling both parsers share (sign and sgn among them).
-for _name, _func in _NAMED_FUNCTIONS.items():
-    _FUNCTIONS.setdefault(_name, _plain(_func, 1))
+for _name, _func in SPELLINGS.items():
+    _FUNCTIONS.setdefault(_name, _entry(_name, _func, (1,)))
 del _name, _func
 
 FUNCTION_NAMES = frozenset(_FUNCTIONS)
 _INTEGRAL_NAMES = frozenset({"Integral", "integrate"})
 
-# Relations only inside Piecewise conditions (at most ANSWER.pieces pieces).
+# Relations only inside Piecewise conditions (at most names.MAX_PIECES pieces).
 _RELATIONS: dict[type, type] = {
     ast.Lt: sympy.StrictLessThan, ast.LtE: sympy.LessThan, ast.Gt: sympy.StrictGreaterThan,
     ast.GtE: sympy.GreaterThan, ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne,

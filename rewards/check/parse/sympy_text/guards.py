@@ -7,6 +7,7 @@ import math
 import sympy
 
 from ...errors import ParseFailure
+from ...function_facts import SLOW_GROWTH_NAMES
 from ...limits import ANSWER
 
 # --- resource limits -------------------------------------------------------
@@ -238,12 +239,7 @@ def _check_constant_args(name: str, args: list[sympy.Expr],
 
 _ALGEBRAIC = frozenset({"sqrt", "cbrt", "root"})
 _SLOW_CONSTANTS = frozenset({"elliptic_pi"})
-# Functions whose constant arguments may be large (they grow at most like log,
-# or are bounded): log(10**50) is harmless, sinh(10**50) is not.
-_SLOW_GROWTH = frozenset({
-    "log", "ln", "log10", "log2", "Abs", "abs", "sign", "Heaviside",
-    "atan", "arctan", "acot", "arccot", "atan2", "asinh", "arcsinh", "arsinh",
-    "LambertW",
-})
+# Functions whose constant arguments may be large: the registry's slow_growth.
+_SLOW_GROWTH = SLOW_GROWTH_NAMES
 
 

@@ -66,10 +66,17 @@ The cases live in four files, one per set (``--set``):
     answers or controls whose integrand has the feature itself. Aggregate
     counts only; to be measured once, on the landed code.
 
+``fresh26`` (``data/soundness_fresh26.jsonl``)
+    a second held-out set for issue 25, written after the sampling work of
+    main 9f1a155 without running the checker on it, in four of fresh25's
+    classes (``bumps``, ``far_field``, ``precision``, ``scales``), each with
+    wrong answers and matching correct ones; labels checked with mpmath at
+    1000+ digits. Aggregate counts only; to be measured once.
+
 ``--set all`` (the default) is tune and holdout; the fresh sets run only when
 named, so that routine runs do not spend them. ``--show-unseen-cases`` (old
 name ``--show-holdout-cases``) also lists the failing cases of holdout and
-fresh and fresh25 by id; nobody tuning the checker should read them.
+fresh, fresh25 and fresh26 by id; nobody tuning the checker should read them.
 
 The reward runs exactly as in training: :meth:`rewards.AntiderivativeReward.score`
 with its worker pool, the per-sample deadline ``--timeout`` (default: the
@@ -96,11 +103,12 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 SET_FILES = {"tune": DATA_DIR / "soundness_tune.jsonl",
              "holdout": DATA_DIR / "soundness_holdout.jsonl",
              "fresh": DATA_DIR / "soundness_fresh.jsonl",
-             "fresh25": DATA_DIR / "soundness_fresh25.jsonl"}
+             "fresh25": DATA_DIR / "soundness_fresh25.jsonl",
+             "fresh26": DATA_DIR / "soundness_fresh26.jsonl"}
 # What ``--set all`` runs: the fresh sets only when named (each is to be run once).
 ALL_SETS = ("tune", "holdout")
 # Sets reported as aggregate counts only, unless --show-unseen-cases.
-UNSEEN_SETS = ("holdout", "fresh", "fresh25")
+UNSEEN_SETS = ("holdout", "fresh", "fresh25", "fresh26")
 # The classes of issue 17's sets (tune, holdout, fresh) and of issue 25's (fresh25).
 CLASSES = ("localized", "parameters", "jumps", "continuous_steps", "notation", "heavy")
 CLASSES_25 = ("bumps", "far_field", "precision", "complex_log", "arctan_scale", "branches",
@@ -449,7 +457,7 @@ def run_soundness(args) -> str:
 def add_arguments(parser) -> None:
     parser.add_argument("--set", choices=[*SET_FILES, "all"], default="all",
                         help="all: " + " and ".join(ALL_SETS)
-                        + " (fresh and fresh25 run only when named)")
+                        + " (fresh, fresh25 and fresh26 run only when named)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="the reward's per-sample deadline (default: RewardConfig's)")
     parser.add_argument("--inprocess-timeout", type=float, default=INPROCESS_TIMEOUT_S,

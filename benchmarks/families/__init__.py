@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # The modules that define families; each adds its own name here.
-MODULES: tuple[str, ...] = ("jumps",)
+MODULES: tuple[str, ...] = ("jumps", "sampling")
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,8 @@ def test_profiles_differ_only_where_they_say():
                 if getattr(a, f.name) != getattr(b, f.name)}
 
     assert differences(ANSWER, INTEGRAND) == {"exponent", "exponent_coefficient",
-                                              "sympy_chars", "sympy_depth", "sympy_nodes"}
+                                              "sympy_chars", "sympy_depth", "sympy_nodes",
+                                              "literal_digits", "number_digits"}
     assert differences(ANSWER, LATEX_FAST_PATH) == {"sympy_chars", "sympy_depth", "sympy_nodes"}
 
 

@@ -76,6 +76,11 @@ CASES = [
      "CORRECT"),
     ("constant_e_minus_1500_wrong", r"\cos x + e^{-1500}e^{-2x}", "-sin(x)", "WRONG"),
     ("constant_e_minus_3000_inside", r"x + e^{-3000}\sin(x)", "1", "WRONG"),
+    # a change of 10^-4342 (cos of e^{-5000}, minus 1): below what the capped
+    # digits resolve, so only a proof could accept
+    ("change_below_the_capped_digits", r"\sin x + \cos(e^{-5000}) x", "cos(x) + 1", "WRONG"),
+    ("far_switch_at_4669_right", r"\frac{x^2}{2} + e^{-4669}e^{x}", "x + exp(x - 4669)",
+     "CORRECT"),
 ]
 
 

@@ -100,10 +100,11 @@ class Limits:
     # becomes a**c, so c and a must stay small for the result to stay cheap).
     constant_exponent: int = 1000
     # e^{c} with c a plain number (e^{-1500}, a far switch written
-    # e^{-1500}e^{x}) stays an unexpanded exp node, so only the evidence bounds
-    # it: the numeric confirmation resolves a constant of 10^-1737 (e^{-4000})
-    # with its extra digits (evidence/numeric.py, MAX_EXTRA_DIGITS), no smaller.
-    e_exponent: int = 4000
+    # e^{-1500}e^{x}) stays an unexpanded exp node and costs nothing to read;
+    # a constant smaller than the numeric confirmation resolves (its extra
+    # digits, evidence/numeric.py MAX_EXTRA_DIGITS) gets no numeric-only
+    # accept, only a proof.
+    e_exponent: int = 20_000
     # A power of a base holding i, (x + i)^{n}: its real and imaginary parts
     # are dense polynomials that SymPy's realness queries expand (a query on
     # cosh(2^{(x+i)^{20}}) built a 600k-entry array, 6 s).
@@ -145,7 +146,11 @@ ANSWER = Limits()
 # (e^{-10^6 (x-1)^2}, x^{20000}) and long SymPy texts, but come from people,
 # not from a policy learning to exploit the parser.
 INTEGRAND = replace(ANSWER, exponent=50_000, exponent_coefficient=10**12,
-                    sympy_chars=20_000, sympy_depth=200, sympy_nodes=20_000)
+                    sympy_chars=20_000, sympy_depth=200, sympy_nodes=20_000,
+                    # e^{-300}, 10^{-700} x or a 1e-12-wide bump written out as exact
+                    # integers in SymPy text: numbers of a few thousand digits are
+                    # cheap to build and to evaluate.
+                    literal_digits=2000, number_digits=5000)
 
 # SymPy text that the fast LaTeX path translated from LaTeX already bounded
 # by latex_chars and latex_depth: the translation is up to 4x longer and

@@ -234,6 +234,9 @@ class NumericComparer:
         # confirmation must resolve twice that (cos(10^-d) - 1 ~ 10^-2d).
         literal = 2 * max(0, _literal_digits(derivative, integrand) - 15)
         self.extra_digits = min(MAX_EXTRA_DIGITS, max(literal, extra_digits or 0))
+        # A constant below what the capped digits resolve (e^{-5000}): agreement
+        # is then no evidence that a change of its size is absent.
+        self.unresolved = literal > MAX_EXTRA_DIGITS
 
     def _at(self, dps: int) -> dict[int, Any]:
         if self._compiled is None:
@@ -464,4 +467,8 @@ class NumericComparer:
         decision, worst, n_usable, point = self._decide(low, high)
         if n_usable < MIN_USABLE_POINTS:
             return self._record("inconclusive", (low, high), worst, n_usable, point)
+        if decision == "zero" and self.unresolved:
+            record = self._record("inconclusive", (low, high), worst, n_usable, point)
+            record["note"] = "a constant below what these digits resolve: only a proof accepts"
+            return record
         return self._record(decision, (low, high), worst, n_usable, point)

@@ -251,17 +251,28 @@ def _droppable(term: sp.Basic, symbol: str) -> bool:
     return True
 
 
+_ANSWER_CONST_BITS = 4 * ANSWER.const_bits
+
+
 def _inspect_terms(terms: list[sp.Basic], guard: _Guard, drop_huge_constants: bool,
                    rules: list[str] | None) -> list[sp.Basic]:
     """Inspect each top-level term; drop the additive constants too large
     to evaluate when the answer has other terms in the variable (they
     vanish under d/dx, so nothing is lost; a bare huge constant is
     refused). Returns the terms kept."""
+    # The constants of one term may be multiplied together when it is
+    # evaluated (10^{999} \cdot 10^{999} ...): ANSWER.const_bits per term. Terms
+    # are only added, which costs their sizes summed: four times that in all.
+    answer_total = 0.0
     total = [0.0]
     kept: list[sp.Basic] = []
     dropped = 0
     failure: ParseFailure | None = None
     for term in terms:
+        answer_total += total[0]
+        if answer_total > _ANSWER_CONST_BITS:
+            raise ParseFailure("number_too_large", "the constants are too large together")
+        total = [0.0]
         if drop_huge_constants and _droppable(term, guard.symbol):
             scratch = [total[0]]
             try:
@@ -283,6 +294,8 @@ def _inspect_terms(terms: list[sp.Basic], guard: _Guard, drop_huge_constants: bo
                     raise ParseFailure("number_too_large",
                                        "the constants are too large together")
         kept.append(term)
+    if answer_total + total[0] > _ANSWER_CONST_BITS:
+        raise ParseFailure("number_too_large", "the constants are too large together")
     if dropped:
         if not any(not _is_constant_term(t, guard.symbol) for t in kept):
             assert failure is not None

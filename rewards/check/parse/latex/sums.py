@@ -65,17 +65,33 @@ def split_terms(text: str) -> list[str]:
 
 
 def _chunks(text: str) -> list[str]:
-    """The text in pieces of at most CHUNK_TERMS top-level terms."""
+    """The text in pieces of at most CHUNK_TERMS top-level terms, and of at
+    most the grammar's characters per call where the terms allow: sixteen
+    terms with 150-digit exact coefficients are 2,800 characters, more than
+    one call takes, while each of them alone is short."""
     terms = split_terms(text)
     if len(terms) > ANSWER.terms:
         raise ParseFailure("too_long", f"{len(terms)} terms (limit {ANSWER.terms})")
-    if len(terms) <= CHUNK_TERMS:
+    if len(terms) <= CHUNK_TERMS and len(text) <= ANSWER.latex_chunk_chars:
         return [text]
-    out = []
-    for k in range(0, len(terms), CHUNK_TERMS):
-        chunk = "".join(terms[k:k + CHUNK_TERMS]).strip()
-        out.append(chunk[1:].lstrip() if chunk.startswith("+") else chunk)
+    out: list[str] = []
+    group: list[str] = []
+    size = 0
+    for term in terms:
+        if group and (len(group) == CHUNK_TERMS
+                      or size + len(term) > ANSWER.latex_chunk_chars):
+            out.append(_joined(group))
+            group, size = [], 0
+        group.append(term)
+        size += len(term)
+    if group:
+        out.append(_joined(group))
     return out
+
+
+def _joined(terms: list[str]) -> str:
+    chunk = "".join(terms).strip()
+    return chunk[1:].lstrip() if chunk.startswith("+") else chunk
 
 
 def _top_terms(raw: sp.Basic) -> list[sp.Basic]:

@@ -68,9 +68,9 @@ from ..names import (
 from .builder import _Builder, _to_plain
 from .functions import _FUNCTIONS
 from .text import (
-    _LONG_DIGIT_RUN_RE,
     _UNICODE_MAP,
     _has_implicit_multiplication,
+    _long_digit_run,
     _max_bracket_depth,
     _plain_greek,
     _unicode_math,
@@ -180,9 +180,9 @@ def parse_sympy_text(text: str, symbol: str = "x", *, limits: Limits = ANSWER,
         raise ParseFailure("empty", "no expression")
     if _max_bracket_depth(text) > max_depth:
         raise ParseFailure("too_deep", f"brackets nested deeper than {max_depth}")
-    if _LONG_DIGIT_RUN_RE.search(text):
+    if _long_digit_run(limits.literal_digits).search(text):
         raise ParseFailure("number_too_large",
-                           f"number literals are limited to {ANSWER.literal_digits} digits")
+                           f"number literals are limited to {limits.literal_digits} digits")
     if _has_implicit_multiplication(text):
         raise ParseFailure("syntax_error", "implicit multiplication (write 2*x, not 2x)")
 
@@ -194,7 +194,7 @@ def parse_sympy_text(text: str, symbol: str = "x", *, limits: Limits = ANSWER,
         # Warning: only when the host turned warnings into errors.
         raise ParseFailure("syntax_error", f"not a Python expression: {exc}"[:200]) from exc
 
-    builder = _Builder(text, symbol, max_depth, max_nodes, max_exponent, answer, notes)
+    builder = _Builder(text, symbol, max_depth, max_nodes, max_exponent, answer, notes, limits)
     builder.validate(tree.body)
     try:
         expr = _to_plain(builder.build_root(tree.body))

@@ -10,7 +10,7 @@ import re
 import sympy
 
 from ...errors import ParseFailure
-from ...limits import ANSWER, INTEGRAND
+from ...limits import ANSWER, INTEGRAND, Limits
 from ..names import (
     GREEK_NAMES,
     is_constant_name,
@@ -80,7 +80,7 @@ def _fail_syntax(node: ast.AST, what: str | None = None) -> ParseFailure:
 class _Builder:
     def __init__(self, text: str, symbol: str, max_depth: int, max_nodes: int,
                  max_exponent: int = ANSWER.exponent, answer: bool = True,
-                 notes: list[str] | None = None) -> None:
+                 notes: list[str] | None = None, limits: Limits = ANSWER) -> None:
         self.text = text
         self.symbol = symbol
         # Real while building (see _to_plain): SymPy's assumption queries on
@@ -89,7 +89,9 @@ class _Builder:
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.bounds = _Bounds(self.var, max_exponent, ANSWER.exponent_coefficient if answer
-                              else INTEGRAND.exponent_coefficient, integrand=not answer)
+                              else INTEGRAND.exponent_coefficient, integrand=not answer,
+                              limits=limits)
+        self.limits = limits
         self.answer = answer
         self.notes = notes
 
@@ -204,9 +206,9 @@ class _Builder:
             raise ParseFailure("forbidden_string", "string literals are not allowed")
         if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
             raise ParseFailure("bad_constant", f"{value!r} is not a number")
-        if isinstance(value, int) and abs(value) >= 10 ** ANSWER.literal_digits:
+        if isinstance(value, int) and abs(value) >= 10 ** self.limits.literal_digits:
             raise ParseFailure("number_too_large",
-                               f"integer literals are limited to {ANSWER.literal_digits} digits")
+                               f"integer literals are limited to {self.limits.literal_digits} digits")
 
     def _check_value_name(self, name: str) -> None:
         if name == self.symbol or name in _CONSTANTS or is_constant_name(name):
@@ -376,8 +378,7 @@ class _Builder:
             return self.mul([self._decimal(segment.rstrip("jJ")), sympy.I])
         return self._decimal(segment)
 
-    @staticmethod
-    def _decimal(literal: str) -> sympy.Rational:
+    def _decimal(self, literal: str) -> sympy.Rational:
         """Exact value of a decimal literal, with its exponent bounded *before*
         any power of ten is computed (``1e999999999`` must not hang)."""
         m = _FLOAT_LITERAL_RE.match(literal.replace("_", ""))
@@ -387,25 +388,25 @@ class _Builder:
         if len(exp.lstrip("+-")) > 5:
             raise ParseFailure("number_too_large", "float exponent too large")
         mantissa = int_part + frac
-        if not mantissa or len(mantissa.lstrip("0")) > ANSWER.literal_digits:
+        if not mantissa or len(mantissa.lstrip("0")) > self.limits.literal_digits:
             raise ParseFailure("number_too_large",
-                               f"float literals are limited to {ANSWER.literal_digits} digits")
+                               f"float literals are limited to {self.limits.literal_digits} digits")
         shift = int(exp) - len(frac)
-        if abs(shift) > ANSWER.number_digits + ANSWER.literal_digits:
+        if abs(shift) > self.limits.number_digits + self.limits.literal_digits:
             raise ParseFailure("number_too_large", "float exponent too large")
         n = int(mantissa)
         value = sympy.Rational(n * 10 ** shift) if shift >= 0 else sympy.Rational(n, 10 ** -shift)
-        return _check_built(value, deep=False)
+        return _check_built(value, deep=False, bounds=self.bounds)
 
     def add(self, terms: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(terms)
-        if sum(_mag(t) for t in terms) > 2 * ANSWER.number_digits:
+        if sum(_mag(t) for t in terms) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "sum would produce too large numbers")
         return _check_built(sympy.Add(*terms), deep=False, bounds=self.bounds)
 
     def mul(self, factors: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(factors)
-        if sum(_mag(f) for f in factors) > 2 * ANSWER.number_digits:
+        if sum(_mag(f) for f in factors) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "product would produce too large numbers")
         if sum(_radical_digits_in_product(f) for f in factors) > ANSWER.radicand_digits:
             raise ParseFailure("number_too_large", "product of radicals too large")
@@ -429,10 +430,10 @@ class _Builder:
                                    f"exponent of a constant above {ANSWER.constant_exponent}")
             # A power of a sum in the variable is never expanded by SymPy;
             # a power of a number or a product computes its coefficient.
-            if _mag(base) * size > ANSWER.number_digits and not (base.is_Add
+            if _mag(base) * size > self.limits.number_digits and not (base.is_Add
                                                               and base.free_symbols):
                 raise ParseFailure("number_too_large",
-                                   f"power would exceed about 10**{ANSWER.number_digits}")
+                                   f"power would exceed about 10**{self.limits.number_digits}")
             if not exponent.is_Integer and _radicand_digits(base) > ANSWER.radicand_digits:
                 raise ParseFailure("number_too_large", "radicand too large")
         elif exponent.free_symbols:

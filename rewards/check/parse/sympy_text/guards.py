@@ -8,7 +8,7 @@ import sympy
 
 from ...errors import ParseFailure
 from ...function_facts import SLOW_GROWTH_NAMES
-from ...limits import ANSWER
+from ...limits import ANSWER, Limits
 
 # --- resource limits -------------------------------------------------------
 
@@ -82,11 +82,12 @@ class _Bounds:
 
     def __init__(self, var: sympy.Symbol | None, max_exponent: int,
                  max_coefficient: int = ANSWER.exponent_coefficient,
-                 integrand: bool = False) -> None:
+                 integrand: bool = False, limits: Limits = ANSWER) -> None:
         self.var = var
         self.max_exponent = max_exponent
         self.max_coefficient = max_coefficient
         self.integrand = integrand
+        self.limits = limits
 
     def constant_exponent_limit(self, e: sympy.Expr) -> int:
         """Largest number inside the constant exponent ``e`` of ``exp``.
@@ -142,9 +143,10 @@ def _check_built(expr: sympy.Expr, deep: bool,
             nodes.extend(a.args)
     for n in nodes:
         if n.is_Rational:
-            if _int_digits(n.p) > ANSWER.number_digits or _int_digits(n.q) > ANSWER.number_digits:
+            digits = bounds.limits.number_digits
+            if _int_digits(n.p) > digits or _int_digits(n.q) > digits:
                 raise ParseFailure("number_too_large",
-                                   f"numbers are limited to about {ANSWER.number_digits} digits")
+                                   f"numbers are limited to about {digits} digits")
         elif n.is_Pow:
             e = n.exp
             if e.is_Rational:

@@ -2,9 +2,9 @@
 Unicode operators and roots, bracket depth, implicit multiplication."""
 from __future__ import annotations
 
+import functools
 import re
 
-from ...limits import ANSWER
 from ..names import (
     GREEK_VARIANTS,
     SUPERSCRIPT_RUN,
@@ -21,7 +21,10 @@ _NUMBER_TOKEN_RE = re.compile(
     r"(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+"
     r"|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)"
 )
-_LONG_DIGIT_RUN_RE = re.compile(rf"\d{{{ANSWER.literal_digits + 1},}}")
+@functools.lru_cache(maxsize=8)
+def _long_digit_run(limit: int) -> re.Pattern[str]:
+    """A run of more than ``limit`` digits (a literal over the profile's bound)."""
+    return re.compile(rf"\d{{{limit + 1},}}")
 _FLOAT_LITERAL_RE = re.compile(r"(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\Z")
 
 # Characters models commonly emit instead of ASCII operators. Padding pi with

@@ -10,7 +10,7 @@ Rubi pairs become
 * **correct candidates**: the antiderivative as ``sympy.latex`` prints it
   (``\\log``, ``\\operatorname{atan}``, ...) and as SymPy text, each with
   ``+ C``; plus equivalent rewrites (expanded, a constant added, log or trig
-  identities, hyperbolic functions as exponentials, ``atan -> -acot``,
+  identities, hyperbolic functions as exponentials, ``atan(u) -> acot(1/u)``,
   ``atanh -> log``), each verified at 50 digits before use;
 * **wrong candidates** from mutation operators (scaled, sign-flipped term,
   dropped term, ``+ x``, the derivative of the integrand given instead, the
@@ -251,9 +251,10 @@ def _rewrite(name: str, F, x):
     if name == "inverse_trig_identity":
         if not F.has(sp.atan, sp.asin):
             return None
-        # atan(u) = pi/2 - acot(u) and asin(u) = pi/2 - acos(u), up to a
-        # locally constant term: the answer a model gives "the other way".
-        return F.replace(sp.atan, lambda u: -sp.acot(u)).replace(sp.asin, lambda u: -sp.acos(u))
+        # atan(u) = acot(1/u) and asin(u) = pi/2 - acos(u): the answer a model
+        # gives "the other way". Not -acot(u): SymPy's acot is odd, so
+        # atan(u) + acot(u) is pi/2 sgn(u), and -acot(u) jumps where u = 0.
+        return F.replace(sp.atan, lambda u: sp.acot(1 / u)).replace(sp.asin, lambda u: -sp.acos(u))
     if name == "atanh_log":
         if not F.has(sp.atanh):
             return None

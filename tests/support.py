@@ -57,11 +57,13 @@ def case_id(case: VerdictCase) -> str:
     return case.id
 
 
-def check_case(case: VerdictCase, timeout_s: float = CASE_TIMEOUT_S) -> CheckResult:
+def check_case(case: VerdictCase, timeout_s: float | None = CASE_TIMEOUT_S) -> CheckResult:
     """Judge one row and assert its verdict (and its reason, when given); the
-    result, for a test's further assertions."""
+    result, for a test's further assertions. ``timeout_s`` None: the
+    checker's default deadline."""
+    deadline = {} if timeout_s is None else {"timeout_s": timeout_s}
     result = check_antiderivative(case.answer, case.integrand, input_kind=case.kind,
-                                  integrand_kind=case.integrand_kind, timeout_s=timeout_s)
+                                  integrand_kind=case.integrand_kind, **deadline)
     assert result.verdict is case.verdict, (case.id, case.answer[:120], result.render())
     if case.reason is not None:
         assert result.reason == case.reason, (case.id, case.answer[:120], result.render())

@@ -1,31 +1,47 @@
 """Benchmarks of the antiderivative reward against the peers a user would
-otherwise pick (``python -m benchmarks accuracy|throughput``).
+otherwise pick: ``python -m benchmarks <command>`` from the repository root.
 
-Everything here is measurement code, not product code: the peers are
-re-implemented faithfully *as baselines* (``peers.py``, ``seed_design.py``)
-and run in the same worker pool, under the same per-sample deadline, as the
-reward. The data sets are read by path from ``../shared/data`` (relative to
-the repository root); no row is copied into the project.
+Everything here is measurement code, not product code, and it is not part of
+the installed package (a wheel has no ``benchmarks/``; no ``rewards``
+command runs it): the peers are re-implemented faithfully *as baselines*
+(``peers.py``, ``seed_design.py``) and run in the same worker pool, under the
+same per-sample deadline, as the reward. The data sets are read by path from
+``../shared/data`` (relative to the repository root); no row is copied into
+the project. Commands that write ``docs/benchmarks.md`` (``--out``) replace
+only their own section, between ``<!-- bench:NAME -->`` markers.
 
-Modules:
-    corpora     loading the data sets, rendering answers, mutation operators,
-                high-precision verification of rewrites and mutants
-    peers       TRL accuracy_reward, reasoning-gym, RLVE numeric, LADDER-style,
-                seed design: one worker-side entry point for all of them
-    accuracy    ``bench accuracy``: verdicts per data set and method
-    soundness   ``bench soundness``: the issue-17 case tables (tune, holdout, fresh)
-                and issue 25's held-out set (fresh25), per class;
-                ``soundness_label`` is their independent labeller
-    throughput  ``bench throughput``: a GRPO-shaped batch, every method
-    serve_faults  ``bench serve-faults``: the server under SIGTERM, dropped, slow and
-                idle clients
-    soak        a long run: RSS, determinism and pool health over 20k completions
-    mitbee_parse  ``bench mitbee``: parse coverage on the MIT Bee LaTeX responses
-    latex_parse   ``bench latex-parse``: where the time of parsing long LaTeX goes
-    answer_keys   ``bench answer-keys``: the MIT Bee answer keys against their LaTeX
-                integrands, with the hand adjudication of the keys that are not
-                antiderivatives
-    table       Markdown tables and the section writer for docs/benchmarks.md
+Modules (what each measures; its command):
+    accuracy      verdicts per data set and method: Rubi pairs rendered and mutated,
+                  real completions; ``accuracy``
+    soundness     false accepts / rejects on the soundness case tables (tune, holdout,
+                  fresh, fresh25, ...), per class; ``soundness``
+    soundness_label  the independent labeller of those cases (none of the checker's
+                  code); no command of its own
+    families/     generated adversarial families (jumps, branches, ...) over many
+                  seeds: false accepts and rejects per family; ``families``
+    throughput    a GRPO-shaped batch, every method: completions/s, p50/p99, peak RSS;
+                  ``throughput`` (``--source rgym|rubi|rubi-latex``)
+    rubi_latex    the ``--source rubi-latex`` batch of ``throughput``: hard Rubi integrals
+                  in ``sympy.latex``, per-stage and per-proof-rung tables
+    concurrency   N concurrent one-sample callers vs one batch call; ``concurrency``
+    serve         load test of the reward server on loopback vs the in-process reward;
+                  ``serve``
+    serve_faults  the server under SIGTERM, dropped, slow and half-open clients;
+                  ``serve-faults``
+    soak          a long run: RSS, determinism and pool health over many batches;
+                  ``soak``
+    mitbee_parse  parse coverage on the MIT Bee LaTeX responses; ``mitbee``
+    latex_parse   where the time of parsing long LaTeX goes; ``latex-parse``
+    answer_keys   the MIT Bee answer keys against their LaTeX integrands, with the hand
+                  adjudication of the keys that are not antiderivatives; ``answer-keys``
+    verl_matrix   verl's releases through their own loaders (the version table of
+                  docs/integrations.md); ``verl-matrix``
+    corpora       loading the data sets, rendering answers, mutation operators,
+                  high-precision verification of rewrites and mutants (shared)
+    peers         TRL accuracy_reward, reasoning-gym, RLVE numeric, LADDER-style,
+                  seed design: one worker-side entry point for all of them (shared)
+    seed_design   the seed design, re-implemented as a baseline (shared)
+    table         Markdown tables and the section writer for docs/benchmarks.md (shared)
 """
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def markdown_table(header: list[str], rows: list[list[Any]]) -> str:
 def write_section(path: str | Path, name: str, body: str, title: str | None = None) -> None:
     """Replace the section ``name`` of a Markdown file (between
     ``<!-- bench:NAME:start -->`` and ``<!-- bench:NAME:end -->``), appending
-    it when absent, so ``bench accuracy`` and ``bench throughput`` each own
+    it when absent, so ``python -m benchmarks accuracy`` and ``... throughput`` each own
     their part of one document."""
     path = Path(path)
     start, end = f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"

@@ -1,4 +1,4 @@
-"""Behaviour of the benchmark harness (``python -m rewards bench``).
+"""Behaviour of the benchmark harness (``python -m benchmarks``, from a source checkout).
 
 Everything here runs on a tiny corpus written by the test itself; the one
 test that reads ../shared/data is skipped when it is absent. No assertion is
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -134,25 +134,33 @@ def test_latex_parse_timing_table(corpus, capsys):
     assert "checker parse stage, grammar only" in table and "plain-expression path" in table
 
 
-def test_rewards_bench_is_an_alias_in_a_checkout(capsys):
+def test_benchmarks_run_from_the_checkout_not_from_the_installed_cli(capsys):
+    # The installed package has no command that needs the source tree: the
+    # benchmarks are `python -m benchmarks`, and `bench` is no subcommand.
+    from benchmarks.__main__ import build_parser
     from rewards.cli import main
 
     with pytest.raises(SystemExit) as exit_info:
-        main(["bench", "--help"])
+        build_parser().parse_args(["--help"])
     assert exit_info.value.code == 0
     assert "accuracy" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "accuracy"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'bench'" in capsys.readouterr().err
 
 
-def test_rewards_bench_outside_a_checkout_says_where_benchmarks_are(tmp_path):
-    # From another directory `benchmarks` is not importable (it is not installed).
-    code = "import sys; from rewards.cli import main; sys.exit(main(['bench', 'accuracy']))"
-    # Nothing on the path but the installed package: a PYTHONPATH pointing at
-    # a checkout would make this run the real benchmark.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                         cwd=tmp_path, env=env)
-    assert out.returncode == 2
-    assert "python -m benchmarks" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+def test_every_generated_section_of_the_benchmarks_doc_names_its_command():
+    # A section between bench markers is rewritten by its command; the line
+    # right under its heading says which one, so nobody edits it by hand.
+    doc = (REPO_ROOT / "docs" / "benchmarks.md").read_text()
+    sections = re.findall(r"<!-- bench:([\w-]+):start -->\n(.*?)<!-- bench:\1:end -->", doc,
+                          re.DOTALL)
+    assert len(sections) >= 7
+    for name, body in sections:
+        lines = [line for line in body.splitlines() if line.strip()]
+        assert lines[0].startswith("## "), name
+        assert lines[1].startswith("Command: `python -m benchmarks "), name
 
 
 def test_building_the_parser_imports_nothing_heavy():
@@ -538,3 +546,14 @@ def test_rubi_latex_proof_tables_count_rungs():
     assert total == 40.0
     parse = next(r for r in stage_rows if r[0] == "`candidate_parse`")
     assert parse[1] == 4 and parse[2] == pytest.approx(0.016)
+
+
+def test_the_package_docstring_lists_every_benchmark_module():
+    import benchmarks
+
+    listed = {line.split()[0].rstrip("/") for line in benchmarks.__doc__.splitlines()
+              if line.startswith("    ") and not line.startswith("     ")}
+    here = Path(benchmarks.__file__).parent
+    modules = {p.stem for p in here.glob("*.py") if not p.stem.startswith("_")}
+    modules |= {p.parent.name for p in here.glob("*/__init__.py")}
+    assert listed == modules

@@ -16,6 +16,8 @@ from rewards import Verdict, check_antiderivative
 from rewards.check.errors import ParseFailure
 from rewards.check.parse.read import parse_integrand, parse_latex_text
 from rewards.check.parse.sympy_text import parse_sympy_text
+from tests.cases import latex_scope
+from tests.support import case_id, check_case
 
 # (LaTeX as people and CAS write it, what it means in SymPy syntax)
 SCOPE = [
@@ -92,23 +94,9 @@ def test_the_variable_decides_which_factor_ends_the_argument():
     assert expr == sp.sin(theta) * (1 + theta)
 
 
-# (answer, integrand in LaTeX): CORRECT on both sides of the rule.
-SCOPE_VERDICTS = [
-    (r"x\log x(\log(1+\log x) - 1)", r"\log x \log(1 + \log x) - \log x + \frac{\log x}{1 + \log x}"
-     r" + \log(1+\log x) - 1"),
-    (r"\boxed{\sin x \sqrt{2}}", r"\sqrt 2\cos x"),
-    (r"\boxed{\sin x(1+x)}", r"\cos x(1+x) + \sin x"),
-    (r"-\frac{1}{2}\cos 2x", r"\sin 2x"),
-    (r"\frac{1}{2}\sin^2 x", r"\sin x\cos x"),
-    (r"\tan x - x", r"\tan^2 x"),
-]
-
-
-@pytest.mark.parametrize(("answer", "integrand"), SCOPE_VERDICTS)
-def test_verdicts_follow_the_rule(answer, integrand):
-    kind = "response" if answer.startswith(r"\boxed") else "latex"
-    result = check_antiderivative(answer, integrand, integrand_kind="latex", input_kind=kind)
-    assert result.verdict is Verdict.CORRECT, (result.reason, result.detail)
+@pytest.mark.parametrize("case", latex_scope.SCOPE_VERDICTS, ids=case_id)
+def test_verdicts_follow_the_rule(case):
+    check_case(case, timeout_s=None)
 
 
 def test_the_wrong_reading_stays_wrong():
@@ -144,15 +132,9 @@ def test_integrands_with_a_differential(latex, meaning):
     assert sp.simplify(expr - _expected(meaning)) == 0, expr
 
 
-@pytest.mark.parametrize(("answer", "integrand"), [
-    (r"-\frac{1}{5}\ln|1+x^{-5}|", r"\frac{dx}{x(x^5+1)}"),
-    (r"\ln|\ln x + 2|", r"\frac{dx}{x\log x + 2x},"),
-    (r"\frac{x^3}{3} + \frac{d x^2}{2}", r"x^2 + dx"),
-    (r"\frac{d x^3}{3}", r"d x^2"),
-])
-def test_integrands_with_a_differential_are_judged(answer, integrand):
-    result = check_antiderivative(answer, integrand, integrand_kind="latex")
-    assert result.verdict is Verdict.CORRECT, (result.reason, result.detail)
+@pytest.mark.parametrize("case", latex_scope.DIFFERENTIAL_VERDICTS, ids=case_id)
+def test_integrands_with_a_differential_are_judged(case):
+    check_case(case, timeout_s=None)
 
 
 def test_a_parameter_d_in_the_answer_is_not_a_derivative():

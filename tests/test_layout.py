@@ -10,6 +10,7 @@ Imports inside functions count too: they hide cycles, they do not break them.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,15 @@ def test_benchmarks_and_test_helpers_are_not_in_the_package():
     names = {p.name for p in PACKAGE.rglob("*.py")}
     assert not {"soak.py", "tiny_model.py", "seed_design.py", "peers.py"} & names
     assert not (PACKAGE / "bench").exists()
+
+
+def test_no_installed_command_needs_a_source_checkout():
+    # The benchmarks run as `python -m benchmarks` from the checkout; nothing in
+    # the package imports them (an installed wheel has no benchmarks/).
+    importers = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+                 if re.search(r"^\s*(from|import) benchmarks\b|import_module\([\"']benchmarks",
+                              p.read_text(), re.MULTILINE)]
+    assert not importers, importers
 
 
 # Inside the checker, its stages in data-flow order: a module imports from its

@@ -5,7 +5,8 @@ its workers only parse and judge; ``check_antiderivative(...,
 input_kind="response")`` extracts in the check. For every field of the
 policy, in each of its settings, the two must give the same verdict for the
 same text: the completions are every string literal of
-``tests/test_extract.py`` that holds an answer marker, plus answers with
+the extraction tests (``tests/test_extract_*.py``) that holds an answer
+marker, plus answers with
 real mathematics in them (hedges, qualifiers, think tags, several boxes).
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 
 from rewards import AntiderivativeReward, check_antiderivative
 
-EXTRACT_TESTS = Path(__file__).with_name("test_extract.py")
+EXTRACT_TESTS = sorted(Path(__file__).parent.glob("test_extract_*.py"))
 MARKERS = ("\\boxed", "\\fbox", "<answer", "<think", "</think", "$", "\\(", "\\[")
 # Long enough that load cannot turn a verdict into TIMEOUT on either side.
 TIMEOUT_S = 30.0
@@ -52,11 +53,12 @@ MATH = [
 
 def _completions() -> list[str]:
     literals = []
-    for node in ast.walk(ast.parse(EXTRACT_TESTS.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            text = node.value
-            if any(m in text for m in MARKERS) and len(text) <= 2000:
-                literals.append(text)
+    for path in EXTRACT_TESTS:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value
+                if any(m in text for m in MARKERS) and len(text) <= 2000:
+                    literals.append(text)
     return list(dict.fromkeys(literals + MATH))
 
 
@@ -64,7 +66,7 @@ COMPLETIONS = _completions()
 
 
 def test_the_cases_are_many_and_varied():
-    # A floor, so an edit of test_extract.py cannot empty this test silently.
+    # A floor, so an edit of the extraction tests cannot empty this test silently.
     assert len(COMPLETIONS) >= 100
     assert sum("<think" in c for c in COMPLETIONS) >= 5
     assert sum("<answer" in c for c in COMPLETIONS) >= 10

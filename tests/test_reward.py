@@ -276,7 +276,7 @@ WRONG_FIRST = r"First \boxed{x^2}, then again \boxed{\frac{x^3}{3}}."
 def test_box_policy_first_takes_the_first_box():
     # With hedges not rejected (hedge="pick"), box_policy alone decides which
     # of two different boxes is graded. (The default policy, which treats
-    # two different final boxes as a hedge, is tested in test_extract.py.)
+    # two different final boxes as a hedge, is tested in test_extract_policy.py.)
     with AntiderivativeReward(workers=1, box_policy="first", hedge="pick") as r:
         right, wrong = r.score([RIGHT_FIRST, WRONG_FIRST], ["x**2"] * 2)
     assert (right.verdict, right.extracted) == ("CORRECT", r"\frac{x^3}{3}")

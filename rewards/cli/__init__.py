@@ -1,5 +1,6 @@
-"""Command line: ``python -m rewards {explain,score,ablate,serve,bench} ...``
-(also installed as ``integral-rewards``).
+"""Command line: ``python -m rewards {explain,score,ablate,serve} ...``
+(also installed as ``integral-rewards``). The benchmarks are not a subcommand:
+they need a source checkout, so they run as ``python -m benchmarks ...`` from it.
 
 Each subcommand lives in its own module; this file only wires argparse, so
 ``explain`` does not import pandas or Ray. Exit codes: 0 done (``explain``:
@@ -13,7 +14,7 @@ import os
 import sys
 
 from ..extras import MissingExtra
-from . import bench, explain, score, serve
+from . import explain, score, serve
 from .help import DefaultsFormatter
 
 EXIT_SETUP = 2
@@ -37,13 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_parser(sub)
     score.add_parsers(sub)
     serve.add_parser(sub)
-    bench.add_parser(sub)
     return parser
 
 
 def _dispatch(argv: list[str]) -> int:
-    if argv[:1] == ["bench"]:
-        return bench.run(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

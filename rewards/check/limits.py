@@ -145,12 +145,15 @@ ANSWER = Limits()
 # What a dataset holds: integrands may have steep features of their own
 # (e^{-10^6 (x-1)^2}, x^{20000}) and long SymPy texts, but come from people,
 # not from a policy learning to exploit the parser.
-INTEGRAND = replace(ANSWER, exponent=50_000, exponent_coefficient=10**12,
+INTEGRAND = replace(ANSWER, exponent=50_000, exponent_coefficient=10**15,
                     sympy_chars=20_000, sympy_depth=200, sympy_nodes=20_000,
                     # e^{-300}, 10^{-700} x or a 1e-12-wide bump written out as exact
                     # integers in SymPy text: numbers of a few thousand digits are
                     # cheap to build and to evaluate.
-                    literal_digits=2000, number_digits=5000)
+                    literal_digits=2000, number_digits=5000,
+                    # 10**(-1423) as a term: a power of a number is bounded by
+                    # the number it makes (number_digits), not by its exponent.
+                    constant_exponent=5000)
 
 # SymPy text that the fast LaTeX path translated from LaTeX already bounded
 # by latex_chars and latex_depth: the translation is up to 4x longer and

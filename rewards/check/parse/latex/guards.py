@@ -198,8 +198,11 @@ def _inspect(e: sp.Basic, total: list[float], guard: _Guard | None = None) -> fl
                                        f"exponent {power:.4g} of an expression (limit {limit})")
             else:
                 plain_e = base is sp.E and not exp_node.atoms(sp.Function)
+                # 10^{-1423}: an integer power of a rational is the number it
+                # makes, bounded below by const_bits like any literal.
+                exact = base.is_Rational and exp_node.is_Integer
                 limit = ANSWER.e_exponent if plain_e else ANSWER.constant_exponent
-                if power > limit:
+                if power > limit and not exact:
                     raise ParseFailure("exponent_too_large", f"exponent {power:.4g} of a "
                                        f"constant (limit {limit})")
                 if base_bits > ANSWER.root_base_bits and not exp_node.is_Integer:

@@ -425,9 +425,9 @@ class _Builder:
                     raise ParseFailure("exponent_too_large", "power of a symbolic expression "
                                        f"too large (at most {limit} here)")
             elif size > (self.bounds.constant_exponent_limit(exponent) if base is sympy.E
-                          else ANSWER.constant_exponent):
+                          else self.limits.constant_exponent):
                 raise ParseFailure("exponent_too_large",
-                                   f"exponent of a constant above {ANSWER.constant_exponent}")
+                                   f"exponent of a constant above {self.limits.constant_exponent}")
             # A power of a sum in the variable is never expanded by SymPy;
             # a power of a number or a product computes its coefficient.
             if _mag(base) * size > self.limits.number_digits and not (base.is_Add

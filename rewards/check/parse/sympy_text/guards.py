@@ -151,7 +151,7 @@ def _check_built(expr: sympy.Expr, deep: bool,
             e = n.exp
             if e.is_Rational:
                 limit = (bounds.power_limit(n.base) if n.base.free_symbols
-                         else ANSWER.constant_exponent)
+                         else bounds.limits.constant_exponent)
                 if abs(e) > limit:
                     raise ParseFailure("exponent_too_large",
                                        f"exponent {e} too large here (at most {limit})")

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from sympy.core.function import AppliedUndef
 
 from rewards.check.errors import ParseFailure
+from rewards.check.limits import ANSWER
 from rewards.check.parse.latex import grammar as latex_module
 from rewards.check.parse.latex import guards as latex_guards
 from rewards.check.parse.latex.functions import FN_PREFIX
@@ -408,7 +409,7 @@ def test_too_long():
         parse("x+" * 2500 + "x")
     assert info.value.reason == "too_long"
     with pytest.raises(ParseFailure) as info:
-        parse_latex("x" * 2001)
+        parse_latex("x" * (ANSWER.latex_chunk_chars + 1))
     assert info.value.reason == "too_long"
     with pytest.raises(ParseFailure) as info:
         canonicalize_latex("x" * 20_000, [])

@@ -13,6 +13,7 @@ Round-off shrinks as precision rises; a real difference does not.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import mpmath as mp
@@ -22,7 +23,7 @@ from ..function_facts import NON_ANALYTIC
 from ..result import show
 from ..timebox import Deadline, within
 from .lambdify import compile_expr
-from .points import POINT_BUDGET_S, Point
+from .points import POINT_BUDGET_S, Point, log_size
 
 # Digits used at each level. 30 is the cheap screen; 60 and 120 are only
 # paid for rejections that need confirming and for unproven accepts.
@@ -190,12 +191,8 @@ def _literal_digits(*exprs: sp.Expr) -> int:
 
 def _constant_digits(constant: sp.Expr) -> int:
     """|log10| of a constant power (0 when it cannot be sized)."""
-    try:
-        with mp.workdps(15):
-            value = abs(mp.mpmathify(sp.N(constant, 15)))
-            return int(abs(mp.log10(value))) if value else 0
-    except Exception:  # noqa: BLE001 - a constant mpmath cannot size: nothing to add
-        return 0
+    size = log_size(constant)
+    return int(abs(size) / math.log(10)) if size is not None else 0
 
 
 class NumericComparer:

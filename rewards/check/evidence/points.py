@@ -479,7 +479,7 @@ _FEATURE_OFFSETS = (3, 7, 11, 15)
 MAX_CRITICAL_ARGUMENTS = 32
 
 
-def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> Iterable[sp.Expr]:
+def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> tuple[list[sp.Expr], bool]:
     """The expressions whose real zeros, and whose critical points, are where
     a term of ``expr`` may peak: every function's argument (a step
     ``tanh(k(x - x0))``, a bump ``e^{-k(x - x0)^2}``, ``\\arctan``, erf,
@@ -487,18 +487,22 @@ def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> Iterable[sp.Expr]:
     derivative of every argument that is not linear. A bump need not have a
     root anywhere: ``e^{-10^8(e^{x - 37} + e^{37 - x} - 2)}`` peaks at the
     minimum of its exponent, and ``1/(1 + 10^6(\\cosh(x - 37) - 1))`` at the
-    minimum of its base, each a zero of a derivative."""
+    minimum of its base, each a zero of a derivative. Also whether more
+    non-linear arguments than :data:`MAX_CRITICAL_ARGUMENTS` were left out
+    (the critical points of some go unseen)."""
+    arguments: list[sp.Expr] = []
     nonlinear: dict[sp.Expr, None] = {}
     for node in sp.preorder_traversal(expr):
         if isinstance(node, (sp.Function, sp.Pow)):
             for arg in node.args:
                 # Expressions only: a Piecewise's arguments are (piece, condition) pairs.
                 if isinstance(arg, sp.Expr) and arg.has(x):
-                    yield arg
+                    arguments.append(arg)
                     if small_polynomial(arg, x, 1) is None:
                         nonlinear.setdefault(arg)
-    for arg in sorted(nonlinear, key=sp.count_ops, reverse=True)[:MAX_CRITICAL_ARGUMENTS]:
-        yield sp.diff(arg, x)
+    largest = sorted(nonlinear, key=sp.count_ops, reverse=True)[:MAX_CRITICAL_ARGUMENTS]
+    arguments.extend(sp.diff(arg, x) for arg in largest)
+    return arguments, len(nonlinear) > MAX_CRITICAL_ARGUMENTS
 
 
 def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
@@ -507,15 +511,18 @@ def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
     """Real points where a term of ``exprs`` may be large while it is below
     round-off at every generic point: next to the zeros (exact for
     polynomials, at any distance) of the arguments and bases in them and the
-    critical points of the polynomial ones, at offsets of every scale from
+    critical points of the non-linear ones, at offsets of every scale from
     1e-3 to 1e-15 with random mantissas and signs (no fixed set a policy
     could learn to avoid)."""
     substitutions = substitutions or {}
     roots: dict[Fraction, None] = {}
     periodic: dict[Fraction, None] = {}
     seen: set[sp.Expr] = set()
+    left_out = False
     for expr in exprs:
-        for g in _feature_arguments(expr, x):
+        arguments, truncated = _feature_arguments(expr, x)
+        left_out = left_out or truncated
+        for g in arguments:
             g = g.xreplace(substitutions) if substitutions else g
             if g in seen or not g.has(x):
                 continue
@@ -535,7 +542,7 @@ def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
                     roots.setdefault(r)
     values: list[str] = []
     out = Features()
-    out.truncated = len(roots) > MAX_FEATURES or arguments_left_out(exprs, x)
+    out.truncated = len(roots) > MAX_FEATURES or left_out
     chosen = sorted(roots, key=abs)[:MAX_FEATURES]
     chosen += sorted(set(periodic) - set(chosen), key=abs)[:MAX_FEATURES]
     for r in chosen:
@@ -552,20 +559,6 @@ class Features(list):
     ``truncated`` when there were more than a check probes."""
 
     truncated: bool = False
-
-
-def arguments_left_out(exprs: Sequence[sp.Expr], x: sp.Symbol) -> bool:
-    """Whether ``exprs`` have more non-linear arguments than
-    :data:`MAX_CRITICAL_ARGUMENTS` (the critical points of some go unseen)."""
-    for expr in exprs:
-        nonlinear = {arg for node in sp.preorder_traversal(expr)
-                     if isinstance(node, (sp.Function, sp.Pow))
-                     for arg in node.args
-                     if isinstance(arg, sp.Expr) and arg.has(x)
-                     and small_polynomial(arg, x, 1) is None}
-        if len(nonlinear) > MAX_CRITICAL_ARGUMENTS:
-            return True
-    return False
 
 
 # --- where a term switches on, far out -------------------------------------------
@@ -601,7 +594,7 @@ def _growth_exponent(factor: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
     return []
 
 
-def _log_size(constant: sp.Expr) -> float | None:
+def log_size(constant: sp.Expr) -> float | None:
     """ln |constant| (``-1000`` for e^{-1000}, ``-690.8`` for 10^{-300})."""
     try:
         with mp.workdps(15):
@@ -638,7 +631,7 @@ def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[tuple[sp.Expr, sp.Expr]
         powers = []
         for factor in factors:
             if not factor.has(x):
-                size = _log_size(factor)
+                size = log_size(factor)
                 if size is not None:
                     constant += sp.Float(size, 15)
                 continue

@@ -37,7 +37,8 @@ def running(pid: int) -> bool:
 class VerdictCase:
     """One row of a verdict table: ``id`` says what the case is (the test id);
     ``kind`` is how ``answer`` is read (``latex`` / ``sympy``: an extracted
-    answer; ``response``: a whole completion); ``reason`` None: any reason."""
+    answer; ``response``: a whole completion); ``reason`` None: any reason;
+    ``symbol``: the variable of integration."""
 
     id: str
     answer: str
@@ -46,6 +47,7 @@ class VerdictCase:
     verdict: Verdict
     reason: str | None = None
     integrand_kind: str = "sympy"
+    symbol: str = "x"
 
 
 # Long enough that load on a shared machine cannot turn a verdict into TIMEOUT.
@@ -63,7 +65,8 @@ def check_case(case: VerdictCase, timeout_s: float | None = CASE_TIMEOUT_S) -> C
     checker's default deadline."""
     deadline = {} if timeout_s is None else {"timeout_s": timeout_s}
     result = check_antiderivative(case.answer, case.integrand, input_kind=case.kind,
-                                  integrand_kind=case.integrand_kind, **deadline)
+                                  integrand_kind=case.integrand_kind, symbol=case.symbol,
+                                  **deadline)
     assert result.verdict is case.verdict, (case.id, case.answer[:120], result.render())
     if case.reason is not None:
         assert result.reason == case.reason, (case.id, case.answer[:120], result.render())

@@ -178,7 +178,7 @@ CASES: list[Case] = [
     Case("sign_trick", tag("sign(x)*x**2/2"), expect=WRONG),
     Case("sqrt_square", tag("sqrt(x**2)*x/2"), expect=WRONG),
     # (ln x for 1/|x| is CORRECT by the domain rule: right on the whole of
-    # x > 0, undefined elsewhere; tests/test_domain.py holds that rule.)
+    # x > 0, undefined elsewhere; tests/cases/domain.py holds that rule.)
     # The qualifier is named (qualified_answer:for), never dropped by the parser.
     Case("condition_text_ignored", box(r"\frac{x^2}{2} \text{ for } x > 0"), "Abs(x)",
          expect=UNP),

@@ -4,7 +4,7 @@ Each row is (answer or response, integrand, expected verdict, expected
 reason), in the style of math-verify's test suite. The rows are new,
 model-style cases written for these tests (none is copied from a data set):
 piecewise answers (``cases``, ``dcases``, SymPy ``Piecewise``), incomplete
-gamma, long sums, large exponents and huge constants, ``x^{e}``, letters
+gamma, long and finite sums, large exponents and huge constants, ``x^{e}``, letters
 written together (``xe^x``), a constant inside a logarithm, Unicode minus,
 times, roots and superscripts, and exact decimals. Next to each accepted
 form stand held-out wrong answers that differ from it only slightly (a wrong
@@ -19,12 +19,10 @@ data in ``tests/cases/`` (one ``VerdictCase`` per row, with a readable id).
 """
 from __future__ import annotations
 
-from math import comb
-
 import pytest
 
 from rewards import Verdict, check_antiderivative
-from tests.cases import functions_and_exponents, piecewise, writing
+from tests.cases import functions_and_exponents, piecewise, sums, writing
 from tests.support import case_id, check_case
 
 OK, WRONG, UNP = Verdict.CORRECT, Verdict.WRONG, Verdict.UNPARSEABLE
@@ -66,43 +64,15 @@ def test_large_exponent_integrand_in_latex():
     assert result.verdict is OK, result.render()
 
 
-# --- long sums --------------------------------------------------------------------
-def _poly_antiderivative(n: int, changed: int | None = None) -> str:
-    """LaTeX for the expanded antiderivative of (x + 1)^n: n + 1 terms."""
-    terms = []
-    for k in range(n + 1):
-        coefficient = comb(n, k) + (1 if k == changed else 0)
-        terms.append(rf"\frac{{{coefficient} x^{{{k + 1}}}}}{{{k + 1}}}")
-    return " + ".join(reversed(terms)) + " + C"
-
-
-def _harmonic(n: int, changed: int | None = None, syntax: str = "latex") -> str:
-    """sum_{k=1}^{n} x^k / k (n terms), one denominator changed if asked."""
-    terms = []
-    for k in range(1, n + 1):
-        d = k + 1 if k == changed else k
-        terms.append(rf"\frac{{x^{{{k}}}}}{{{d}}}" if syntax == "latex" else f"x**{k}/{d}")
-    return " + ".join(terms)
-
-
-LONG = [
-    (_poly_antiderivative(60), "(x + 1)**60", OK),
-    (_poly_antiderivative(60, changed=30), "(x + 1)**60", WRONG),
-    (_harmonic(150), "(x**150 - 1)/(x - 1)", OK),
-    (_harmonic(150, changed=77), "(x**150 - 1)/(x - 1)", WRONG),
-]
-
-
-@pytest.mark.parametrize("answer, integrand, verdict", LONG,
-                         ids=["poly61", "poly61_coefficient", "sum150", "sum150_coefficient"])
-def test_long_latex_sums(answer, integrand, verdict):
-    result = check(answer, integrand, "latex")
-    assert result.verdict is verdict, result.render()
+# --- long sums ---------------------------------------------------------------------
+@pytest.mark.parametrize("case", sums.CASES, ids=case_id)
+def test_long_and_finite_sums(case):
+    check_case(case)
 
 
 def test_long_sympy_sum():
-    assert check(_harmonic(150, syntax="sympy"), "(x**150 - 1)/(x - 1)", "sympy").verdict is OK
-    wrong = _harmonic(150, changed=77, syntax="sympy")
+    assert check(sums.harmonic(150, syntax="sympy"), "(x**150 - 1)/(x - 1)", "sympy").verdict is OK
+    wrong = sums.harmonic(150, changed=77, syntax="sympy")
     assert check(wrong, "(x**150 - 1)/(x - 1)", "sympy").verdict is WRONG
 
 

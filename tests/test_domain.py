@@ -21,6 +21,8 @@ from rewards import Confidence, Verdict, check_antiderivative
 from rewards.check.evidence.domain import analyze, restricts_domain
 from rewards.check.evidence.points import breakpoints, complex_points, real_points, seed_for
 from rewards.check.timebox import Deadline
+from tests.cases import domain
+from tests.support import case_id, check_case
 
 x = sp.Symbol("x")
 
@@ -29,49 +31,9 @@ def check(answer, integrand, kind="latex"):
     return check_antiderivative(answer, integrand, input_kind=kind, timeout_s=30)
 
 
-@pytest.mark.parametrize("answer, integrand", [
-    (r"\ln x", "1/x"),                                     # real on x > 0, a whole component
-    (r"\ln(x - 1)", "1/(x - 1)"),
-    (r"\ln(x^2 - 1)", "2*x/(x**2 - 1)"),                   # real on |x| > 1: two components
-    (r"\cosh^{-1} x", "1/sqrt(x**2 - 1)"),                  # the textbook answer, x > 1
-    (r"\cosh^{-1} x", "1/(sqrt(x - 1)*sqrt(x + 1))"),       # ... whatever the integrand's form
-    (r"\operatorname{arcsec} x", "1/(Abs(x)*sqrt(x**2 - 1))"),
-    (r"-\ln(\cos x)", "tan(x)"),                           # |x| < pi/2 and its translates
-    (r"\ln x", "1/Abs(x)"),                                # right on the whole of x > 0
-    (r"2\sqrt{x}", "1/sqrt(x)"),
-    (r"\arcsin x", "1/sqrt(1 - x**2)"),
-    (r"x \ln x - x", "log(x)"),
-    (r"\frac{x|x|}{2}", "Abs(x)"),
-])
-def test_valid_on_a_whole_component_is_correct(answer, integrand):
-    result = check(answer, integrand)
-    assert result.verdict is Verdict.CORRECT, result.render()
-
-
-@pytest.mark.parametrize("answer, integrand, reason", [
-    (r"\sqrt{x^2}", "x", "numeric_mismatch"),              # real everywhere, wrong for x < 0
-    (r"\frac{2}{3} x^{3/2}", "sqrt(Abs(x))", "partial_domain"),  # real on x > 0 only, part of R
-    (r"\operatorname{arcsec} x", "1/(x*sqrt(x**2 - 1))", "numeric_mismatch"),  # -f for x < -1
-])
-def test_real_but_wrong_somewhere_or_real_on_part_of_a_component_is_wrong(
-        answer, integrand, reason):
-    result = check(answer, integrand)
-    assert result.verdict is Verdict.WRONG, result.render()
-    assert result.reason == reason
-
-
-@pytest.mark.parametrize("answer, integrand, correct", [
-    # Integrands real nowhere on the line: their complex values decide.
-    ("asin(coth(x))", "sqrt(-csch(x)**2)", True),
-    ("-asin(coth(x))", "sqrt(-csch(x)**2)", False),
-    ("x", "sqrt(-csch(x)**2)", False),
-    ("-log(cos(x))*cot(x)/sqrt(-cot(x)**2)", "1/sqrt(1 - csc(x)**2)", True),
-    ("log(cos(x))*cot(x)/sqrt(-cot(x)**2)", "1/sqrt(1 - csc(x)**2)", False),
-])
-def test_integrand_with_an_empty_real_domain_is_decided_on_its_complex_values(
-        answer, integrand, correct):
-    result = check(answer, integrand, kind="sympy")
-    assert result.verdict is (Verdict.CORRECT if correct else Verdict.WRONG), result.render()
+@pytest.mark.parametrize("case", domain.CASES, ids=case_id)
+def test_the_domain_rule(case):
+    check_case(case)
 
 
 def test_an_identity_of_analytic_functions_needs_no_real_reading():

@@ -38,7 +38,7 @@ class VerdictCase:
     """One row of a verdict table: ``id`` says what the case is (the test id);
     ``kind`` is how ``answer`` is read (``latex`` / ``sympy``: an extracted
     answer; ``response``: a whole completion); ``reason`` None: any reason;
-    ``symbol``: the variable of integration."""
+    ``symbol``: the variable of integration (None: inferred from the integrand)."""
 
     id: str
     answer: str
@@ -47,7 +47,7 @@ class VerdictCase:
     verdict: Verdict
     reason: str | None = None
     integrand_kind: str = "sympy"
-    symbol: str = "x"
+    symbol: str | None = None
 
 
 # Long enough that load on a shared machine cannot turn a verdict into TIMEOUT.

@@ -3,7 +3,8 @@ the critical points of every argument (bumps with no root), past the switch
 points of exponential terms (differences only beyond x = 1000), with the
 digits the values there need (a unit bump beside a 50-term polynomial), at
 the natural scale of e^{kx}, and never deciding on a point that carried no
-information. docs/domain.md, "What a numeric-only accept guarantees"."""
+information. docs/domain.md, "What a numeric-only accept guarantees". The
+verdict table is tests/cases/sampling.py."""
 from __future__ import annotations
 
 import random
@@ -22,73 +23,15 @@ from rewards.check.evidence.points import (
     natural_scale,
 )
 from rewards.check.timebox import Deadline
+from tests.cases import sampling
+from tests.support import case_id, check_case
 
 x = sp.Symbol("x", real=True)
 
 
-def _expanded_antiderivative(poly: sp.Expr) -> str:
-    return sp.latex(sp.expand(sp.integrate(sp.expand(poly), x)))
-
-
-_RNG = random.Random(3)
-_POLY50 = sum(sp.Rational(_RNG.randint(-9, 9), _RNG.randint(1, 9)) * x**k for k in range(50))
-
-CASES = [
-    # a bump at the minimum of an exponent written as a sum of exponentials
-    ("bump_at_exponent_minimum",
-     r"\sin(x + 2\pi e^{-10^8(e^{-37}e^x + e^{37}e^{-x} - 2)}) + x^2", "cos(x) + 2*x", "WRONG"),
-    ("bump_at_cosh_minimum", r"x^2 + e^{-10^{10}(\cosh(x - 100\sqrt{2}) - 1)}", "2*x", "WRONG"),
-    ("bump_squared_irrational_centre", r"\ln(x^2+1) + \left(e^{-10^{8}(x-\pi^3)^2}\right)^2",
-     "2*x/(x**2+1)", "WRONG"),
-    ("bump_in_the_integrand_too", r"\arctan(x) + e^{-10^{8}(x-\pi^3)^2}",
-     "1/(1+x**2) - 2*10**8*(x-pi**3)*exp(-10**8*(x-pi**3)**2)", "CORRECT"),
-    # far-field switches: F' = f + O(1) only beyond |x| = 1000
-    ("switch_beyond_1000", r"\sin(x + e^{-1000}e^x) + x", "cos(x) + 1", "WRONG"),
-    ("switch_below_minus_1000", r"\sin(x + e^{-1000}e^{-x}) + x", "cos(x) + 1", "WRONG"),
-    ("switch_in_one_exponent", r"\sin(x + e^{x-1000}) + x", "cos(x) + 1", "WRONG"),
-    ("switch_of_a_polynomial_exponent", r"\sin(x + e^{x^2/1000 - 1000}) + x", "cos(x) + 1",
-     "WRONG"),
-    ("step_far_out", r"\frac{x^2}{2} + \tanh(x - 2500)", "x", "WRONG"),
-    ("switch_of_a_high_power", r"\sin(x + (\frac{x+1000}{2000})^{2000}) + x", "cos(x) + 1",
-     "WRONG"),
-    ("high_power_right", r"\frac{2000}{2001}\left(\frac{x+1000}{2000}\right)^{2001}",
-     "((x+1000)/2000)**2000", "CORRECT"),
-    ("switch_right_both_sides", r"\sin(x + e^{x-1000})", "cos(x + exp(x-1000))*(1+exp(x-1000))",
-     "CORRECT"),
-    ("switch_right_in_a_log", r"\ln(1 + e^{x - 900})", "exp(x-900)/(1+exp(x-900))", "CORRECT"),
-    # below the precision: long sums, a constant power, a bump beside 10^78
-    ("expanded_power_plus_e300", _expanded_antiderivative((x - 1)**44) + r" + e^{-300} x",
-     "(x-1)**44", "WRONG"),
-    ("expanded_power", _expanded_antiderivative((x - 1)**44), "(x-1)**44", "CORRECT"),
-    ("fifty_terms_plus_bump", sp.latex(sp.integrate(_POLY50, x)) + r" + e^{-10^{6}(x-37)^{2}}",
-     str(_POLY50), "WRONG"),
-    ("fifty_terms_plus_step",
-     sp.latex(sp.integrate(_POLY50, x)) + r" + \frac{1}{1+e^{-10^{4}(x-37)}}", str(_POLY50),
-     "WRONG"),
-    # extreme scales: the values are informative only at |x| ~ 1/2016
-    ("scale_1_over_2016", r"\frac{1}{2016}(e^{4032x} - 2e^{2016x} + 2)e^{e^{2016x}}",
-     "exp(exp(2016*x) + 6048*x)", "CORRECT"),
-    ("scale_nested", r"e^{e^{100x}}/100", "exp(100*x + exp(100*x))", "CORRECT"),
-    ("scale_wrong_factor", r"\frac{e^{3000x}}{3001}", "exp(3000*x)", "WRONG"),
-    # a far switch with its constant written apart: e^{-1500} parses (up to e^{±4000},
-    # what the confirmation resolves), and a change of that size is seen
-    ("constant_e_minus_1500_right", r"\cos x + e^{-1500}e^{-2x}", "-sin(x)-2*exp(-1500-2*x)",
-     "CORRECT"),
-    ("constant_e_minus_1500_wrong", r"\cos x + e^{-1500}e^{-2x}", "-sin(x)", "WRONG"),
-    ("constant_e_minus_3000_inside", r"x + e^{-3000}\sin(x)", "1", "WRONG"),
-    # a change of 10^-4342 (cos of e^{-5000}, minus 1): below what the capped
-    # digits resolve, so only a proof could accept
-    ("change_below_the_capped_digits", r"\sin x + \cos(e^{-5000}) x", "cos(x) + 1", "WRONG"),
-    ("far_switch_at_4669_right", r"\frac{x^2}{2} + e^{-4669}e^{x}", "x + exp(x - 4669)",
-     "CORRECT"),
-]
-
-
-@pytest.mark.parametrize(("answer", "integrand", "expected"),
-                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
-def test_verdict(answer, integrand, expected):
-    result = check_antiderivative(rf"\boxed{{{answer}}}", integrand, symbol="x", timeout_s=30)
-    assert result.verdict.name == expected, (result.reason, result.detail)
+@pytest.mark.parametrize("case", sampling.CASES, ids=case_id)
+def test_verdict(case):
+    check_case(case)
 
 
 @pytest.mark.slow

@@ -9,7 +9,8 @@ verdict and reason). A test runs a table with ``tests.support.check_case``:
 
 The rows are model-style cases written for these tests, none copied from a
 data set. ``box`` and ``tag`` wrap an answer into a whole completion the way
-a model writes one (read with ``kind="response"``).
+a model writes one (read with ``kind="response"``); ``boxed`` is the box
+alone, which the LaTeX reader reads as its content.
 """
 from __future__ import annotations
 
@@ -22,3 +23,8 @@ def box(s: str) -> str:
 def tag(s: str) -> str:
     """A completion with a think block and ``<answer>s</answer>``."""
     return f"<think>integrate</think>\nThe antiderivative is\n<answer>{s}</answer>"
+
+
+def boxed(s: str) -> str:
+    """Only ``\\boxed{s}``, no completion around it (read as ``latex``)."""
+    return rf"\boxed{{{s}}}"

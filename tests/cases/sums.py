@@ -8,6 +8,7 @@ from __future__ import annotations
 from math import comb
 
 from rewards import Verdict
+from tests.cases import boxed
 from tests.support import VerdictCase as V
 
 OK, WRONG, UNP = Verdict.CORRECT, Verdict.WRONG, Verdict.UNPARSEABLE
@@ -29,11 +30,6 @@ def harmonic(n: int, changed: int | None = None, syntax: str = "latex") -> str:
         d = k + 1 if k == changed else k
         terms.append(rf"\frac{{x^{{{k}}}}}{{{d}}}" if syntax == "latex" else f"x**{k}/{d}")
     return " + ".join(terms)
-
-
-def boxed(s: str) -> str:
-    """Only the box, read by the LaTeX reader (no completion around it)."""
-    return rf"\boxed{{{s}}}"
 
 
 _BINOMIAL = r"\sum_{k=0}^{44}\binom{44}{k}(-1)^{44-k}\frac{x^{k+1}}{k+1}"

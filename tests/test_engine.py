@@ -9,25 +9,18 @@ import sympy as sp
 
 from rewards import Confidence, Verdict, check_antiderivative
 from rewards.check.pipeline import JudgementMemo
+from tests.cases import fast_proofs
+from tests.support import case_id, check_case
 
 
 def stage_names(result):
     return [s.stage for s in result.stages]
 
 
-@pytest.mark.parametrize("answer, integrand", [
-    (r"\frac{\sin^2 x}{2}", "sin(x)*cos(x)"),                     # trig: exp normal form
-    (r"\frac{e^{x}(\sin x - \cos x)}{2}", "exp(x)*sin(x)"),
-    (r"\frac{\sinh(2x)}{4} - \frac{x}{2}", "sinh(x)**2"),          # hyperbolic vs exp
-    (r"\frac{1}{2}\ln\left|\frac{x-1}{x+1}\right|", "1/(x**2 - 1)"),  # logs, rational
-    (r"\ln\left(x + \sqrt{x^2+1}\right)", "1/sqrt(x**2 + 1)"),     # radicals as symbols
-    (r"\frac{x\sqrt{1-x^2} + \arcsin x}{2}", "sqrt(1 - x**2)"),
-    (r"\frac{(2x+1)^{3/2}}{3}", "sqrt(2*x + 1)"),
-    (r"\tan x - x", "tan(x)**2"),
-])
-def test_the_fast_proof_decides_elementary_answers(answer, integrand):
-    result = check_antiderivative(answer, integrand, timeout_s=30)
-    assert result.verdict is Verdict.CORRECT, result.render()
+@pytest.mark.parametrize("case", [c for c in fast_proofs.CASES if c.verdict is Verdict.CORRECT],
+                         ids=case_id)
+def test_the_fast_proof_decides_elementary_answers(case):
+    result = check_case(case)
     assert result.confidence is Confidence.SYMBOLIC
     # Decided structurally or by the normal form, before any multi-precision
     # confirmation or the general ladder.
@@ -35,14 +28,10 @@ def test_the_fast_proof_decides_elementary_answers(answer, integrand):
     assert not {"numeric_confirm", "symbolic_confirm"} & set(stage_names(result))
 
 
-@pytest.mark.parametrize("answer, integrand", [
-    (r"\frac{x^3}{2}", "x**2"),
-    (r"\sin x + \sin(10^{-30} x)", "cos(x)"),       # a tiny hidden term is no proof
-    (r"\ln|x| + 10^{-40} x", "1/x"),
-])
-def test_wrong_answers_never_reach_an_accept(answer, integrand):
-    result = check_antiderivative(answer, integrand, timeout_s=30)
-    assert result.verdict is Verdict.WRONG, result.render()
+@pytest.mark.parametrize("case", [c for c in fast_proofs.CASES if c.verdict is Verdict.WRONG],
+                         ids=case_id)
+def test_wrong_answers_never_reach_an_accept(case):
+    check_case(case)
 
 
 def test_answers_that_differ_by_a_constant_are_judged_once():

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from rewards import Verdict, check_antiderivative
 from rewards.check.extract import (
     DEFAULT_POLICY,
     AnswerPolicy,
@@ -16,6 +15,8 @@ from rewards.check.extract import (
     ExtractionStatus,
     extract_answer,
 )
+from tests.cases import extraction
+from tests.support import case_id, check_case
 
 S = ExtractionStatus
 
@@ -239,16 +240,9 @@ def test_a_boxed_substitution_is_not_an_answer_the_others_must_agree_with():
     assert r.needs_agreement_check and r.distinct_texts == ("x^3", "x^2")
 
 
-@pytest.mark.parametrize(("response", "integrand", "verdict"), [
-    (r"Let \(\boxed{u = x^2}\), then $\int \cos u\,du$: \boxed{\sin(x^2) + C}",
-     "2*x*cos(x**2)", Verdict.CORRECT),
-    (r"Let \(\boxed{u = x^2}\), then: \boxed{\cos(x^2) + C}", "2*x*cos(x**2)", Verdict.WRONG),
-    (r"\boxed{x = \sin\theta}, so \boxed{\arcsin x + C}", "1/sqrt(1 - x**2)", Verdict.CORRECT),
-])
-def test_a_boxed_substitution_before_the_answer_through_the_checker(response, integrand,
-                                                                       verdict):
-    result = check_antiderivative(response, integrand, input_kind="response")
-    assert result.verdict is verdict, result.render()
+@pytest.mark.parametrize("case", extraction.CASES, ids=case_id)
+def test_a_boxed_substitution_before_the_answer_through_the_checker(case):
+    check_case(case, timeout_s=None)
 
 
 def test_agreement_values():

@@ -1,6 +1,7 @@
-r"""Special functions (incomplete gamma), large exponents, huge constants,
-``x^{e}``, and a multiplicative constant inside a logarithm; each accepted
-form next to a held-out wrong answer that differs from it slightly."""
+r"""Special functions (incomplete gamma, polylogarithms), large exponents,
+huge constants, ``x^{e}``, and a multiplicative constant inside a logarithm;
+each accepted form next to a held-out wrong answer that differs from it
+slightly."""
 from __future__ import annotations
 
 from rewards import Verdict
@@ -16,6 +17,12 @@ CASES = [
     V("upper-gamma-wrong-sign", r"\Gamma\left(\frac{3}{2}, x\right)", "sqrt(x)*exp(-x)", "latex", WRONG, None),
     V("upper-gamma-wrong-order", r"-\Gamma\left(\frac{5}{2}, x\right)", "sqrt(x)*exp(-x)", "latex", WRONG, None),
     V("upper-gamma-50-too-large", r"\Gamma\left(50, x\right)", "x**49*exp(-x)", "latex", UNP, "number_too_large"),
+    # polylogarithms: Li_n(x)' = Li_{n-1}(x)/x, its order written as a subscript or an argument
+    V("polylog-li-3-for-li-2-over-x", r"\operatorname{Li}_3(x) + C", "polylog(2, x)/x", "latex", OK, None),
+    V("polylog-mathrm-li-2-for-log", r"\mathrm{Li}_2(x)", "-log(1 - x)/x", "latex", OK, None),
+    V("sympy-polylog-3-for-li-2-over-x", tag("polylog(3, x) + C"), "polylog(2, x)/x", "response", OK, None),
+    V("polylog-li-3-for-li-3-over-x-wrong-order", r"\operatorname{Li}_{3}(x)", "polylog(3, x)/x", "latex",
+      WRONG, None),
     # large exponents: the cost of a power of the variable does not grow with it
     V("power-2025", r"\frac{x^{2025}}{2025} + C", "x**2024", "latex", OK, None),
     V("two-powers-2015-2016", r"-\frac{(1-x)^{2015}}{2015} + \frac{(1-x)^{2016}}{2016} + C", "x*(1 - x)**2014", "latex",

@@ -63,5 +63,5 @@ CASES = [
       "1/(x**2+a**2)", "latex", WRONG, "discontinuous"),
     V("jump-between-a-and-abs-a", r"a^2x + \operatorname{sgn}(x - a) - \operatorname{sgn}(x-\lvert a\rvert)",
       "a**2", "latex", WRONG, "discontinuous", symbol="x"),
-    V("arctan-x-over-a-over-a", r"\frac{1}{a}\arctan\frac{x}{a}", "1/(x**2+a**2)", "latex", OK),
+    V("arctan-x-over-a-no-jump-for-either-sign", r"\frac{1}{a}\arctan\frac{x}{a}", "1/(x**2+a**2)", "latex", OK),
 ]

@@ -20,7 +20,7 @@ CASES = [
     V("three-halves-power-of-2x-plus-1", r"\frac{(2x+1)^{3/2}}{3}", "sqrt(2*x + 1)", "latex", OK),
     V("tan-minus-x", r"\tan x - x", "tan(x)**2", "latex", OK),
     # wrong: never an accept
-    V("cube-over-2", r"\frac{x^3}{2}", "x**2", "latex", WRONG),
+    V("cube-over-2-never-an-accept", r"\frac{x^3}{2}", "x**2", "latex", WRONG),
     V("sin-plus-a-tiny-hidden-term", r"\sin x + \sin(10^{-30} x)", "cos(x)", "latex", WRONG),
     V("log-plus-a-tiny-hidden-term", r"\ln|x| + 10^{-40} x", "1/x", "latex", WRONG),
 ]

@@ -15,7 +15,7 @@ CASES = [
     V("cos-abs-a-x-over-abs-a", r"-\frac{\cos(|a| x)}{|a|}", "sin(a*x)", "latex", WRONG, "parameter_values"),
     V("abs-b-over-b-log", r"\frac{|b|}{b}\ln|x + b|", "1/(x + b)", "latex", WRONG, "parameter_values"),
     V("exp-ax-over-a", r"\frac{e^{ax}}{a}", "exp(a*x)", "latex", OK),
-    V("arctan-x-over-a-over-a", r"\frac{1}{a}\arctan\frac{x}{a}", "1/(x**2 + a**2)", "latex", OK),
+    V("arctan-x-over-a-generic-a", r"\frac{1}{a}\arctan\frac{x}{a}", "1/(x**2 + a**2)", "latex", OK),
     V("power-n-plus-1", r"\frac{x^{n+1}}{n+1}", "x**n", "latex", OK),
     V("log-ax-plus-b-over-a", r"\frac{1}{a}\ln|ax + b|", "1/(a*x + b)", "latex", OK),
     # Bars inside bars: |b| is the same for b and -b, so this one holds for both.

@@ -145,6 +145,15 @@ def test_an_unreachable_dataset_fails_before_any_model_is_built(train_grpo, tmp_
     # model is built (or a real one loaded), not after.
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    # Both libraries read those variables once, at import: when an earlier test
+    # in this worker imported them, the variables alone leave them online and
+    # the load waits out network timeouts (20 s) instead of failing at once.
+    import datasets.config
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_OFFLINE", True)
     built = []
     monkeypatch.setattr(train_grpo, "prepare_tiny_model", lambda *a, **k: built.append(a))
     with pytest.raises(SystemExit, match="could not load"):

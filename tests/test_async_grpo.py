@@ -4,48 +4,21 @@
 the child builds TRL's ``_AsyncRolloutLoop`` (tokenizer, dataset, reward
 functions) and calls the reward from ``_score_group`` through
 ``asyncio.to_thread``. vLLM (the generation server) is not installed here, so
-the loop below replaces only generation: it scores fixed completions with
+the loop in tests/async_grpo_loop.py replaces only generation: it scores fixed completions with
 TRL's own ``_score_group`` and pushes the samples as TRL's score loop does.
 """
 from __future__ import annotations
 
-import asyncio
 import queue
 import time
 
 import psutil
 import pytest
 
-arw = pytest.importorskip("trl.experimental.async_grpo.async_rollout_worker")
-
-from rewards import AntiderivativeReward  # noqa: E402
-from tests.support import HANG_GUARD_S, eventually  # noqa: E402
+from rewards import AntiderivativeReward
+from tests.support import HANG_GUARD_S, eventually
 
 pytestmark = pytest.mark.slow
-
-COMPLETIONS = [[{"role": "assistant", "content": r"so \boxed{x^3/3 + C}"}],
-               [{"role": "assistant", "content": r"\boxed{x^3}"}],
-               [{"role": "assistant", "content": "I give up"}],
-               [{"role": "assistant", "content": r"\boxed{\sin(t)}"}]]
-INTEGRANDS = ["x**2", "x**2", "x**2", "cos(t)"]
-VARIABLES = ["x", None, "", "t"]
-
-
-class FixedCompletionsLoop(arw._AsyncRolloutLoop):
-    """TRL's rollout loop with fixed completions in place of vLLM's."""
-
-    def run(self) -> None:
-        n = len(COMPLETIONS)
-        group = arw.RolloutGroup(
-            prompts=[[{"role": "user", "content": "integrate"}]] * n,
-            reward_kwargs={"integrand": INTEGRANDS, "variable": VARIABLES},
-            completions=COMPLETIONS, completions_ids=[[1, 2]] * n,
-            completions_sequences=[[arw.TrainingSequence([1, 2], [0, 1], [0.0, -1.0], (0, i))]
-                                   for i in range(n)],
-            tool_call_counts=[0] * n, tool_failure_counts=[0] * n, model_version=0, group_id=0,
-            env_rewards=[None] * n, rollout_rewards=[None] * n)
-        for sample in asyncio.run(self._score_group(group)):
-            self.rollout_buffer.put(sample)
 
 
 def _alive(process: psutil.Process) -> bool:
@@ -64,9 +37,13 @@ def tokenizer_dir(tmp_path_factory):
 
 
 def test_reward_scores_in_trls_daemonic_rollout_worker(tokenizer_dir, monkeypatch):
+    pytest.importorskip("trl.experimental.async_grpo.async_rollout_worker")
     from accelerate.state import PartialState
     from datasets import Dataset
     from transformers import AutoTokenizer
+    from trl.experimental.async_grpo import async_rollout_worker as arw
+
+    from tests.async_grpo_loop import COMPLETIONS, FixedCompletionsLoop
 
     PartialState()  # the trainer's Accelerator has made it; TRL's logger needs it
 

@@ -8,13 +8,19 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("trl")
-pytest.importorskip("torch")
-
-from rewards import AntiderivativeReward  # noqa: E402
-from rewards.reward.trace import read_trace  # noqa: E402
+from rewards import AntiderivativeReward
+from rewards.reward.trace import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _train_extra():
+    # Asked when a test runs, not at import: importing trl and torch takes
+    # seconds, which collection would make every xdist worker pay even when
+    # these slow tests are deselected.
+    pytest.importorskip("trl")
+    pytest.importorskip("torch")
 
 
 def _load_script():

@@ -8,7 +8,7 @@ tests (``resources_servers/integrals/tests/test_app.py``: the server started as
 ``ng_run`` starts it, ``/verify`` with real Responses-API bodies) there, in a
 subprocess. It skips only when no Python >= 3.12 is found
 (``INTEGRAL_REWARDS_GYM_PYTHON`` names one; else ``python3.13``, ``python3.12``
-on the PATH, then pyenv's installed versions). A cold cache costs the install (minutes, pip); a warm one the
+on the PATH, then pyenv's installed versions). A cold cache costs the install (about a minute, pip); a warm one the
 server's start and tests.
 """
 from __future__ import annotations
@@ -75,7 +75,11 @@ def gym_venv(python: str) -> Path:
         return venv_python
     shutil.rmtree(VENV, ignore_errors=True)
     subprocess.run([python, "-m", "venv", str(VENV)], check=True, timeout=300)
-    pip = [str(venv_python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    # --no-compile: byte-compiling all ~150 packages (ray, mlflow, wandb, ...)
+    # was 45 of the install's 98 s on 2 cores; the server's tests import a
+    # small part of them, compiled as they are imported.
+    pip = [str(venv_python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+           "--no-compile"]
     subprocess.run(pip + list(GYM_REQUIREMENTS) + ["-e", str(REPO)], check=True, timeout=1500)
     stamp.write_text(_stamp())
     return venv_python

@@ -27,12 +27,15 @@ while a cap is the same for every input; fields of one object would give
 each profile copies of the caps that no profile may change. Nothing else in
 ``rewards/`` defines a ``MAX_*`` bound (``tests/test_limits.py`` checks it).
 
-Not here, because they are not bounds but the method itself: where points go
-and what counts as agreement (``evidence/points.py`` ``SPAN``, ``FAR_SPAN``;
-``evidence/numeric.py`` ``LEVELS``, ``GUARD_DIGITS``, ``MIN_USABLE_POINTS``),
-the default of a request's own setting (``proof/ladder.py``
-``LADDER_BUDGET_S``), and the machinery of processes and sockets
-(``reward/pool.py``, ``serve/server.py``).
+Not here, because they bound neither what a check reads nor what it spends:
+the method's own parameters, where points go and what counts as agreement (``evidence/points.py`` ``SPAN``,
+``FAR_SPAN``; ``evidence/numeric.py`` ``LEVELS``, ``GUARD_DIGITS``,
+``MIN_USABLE_POINTS``), the size above which compiled code takes a literal as
+a value instead of printing it (``evidence/lambdify.py``, a switch of
+representation that truncates nothing), the default of a request's own
+setting (``proof/ladder.py`` ``LADDER_BUDGET_S``, the default of
+``CheckRequest.proof_budget_s``), and the machinery of processes and sockets
+(``reward/pool.py``, ``reward/batcher.py``, ``serve/server.py``).
 
 >>> ANSWER.exponent, INTEGRAND.exponent
 (5000, 50000)

@@ -64,8 +64,9 @@ def split_terms(text: str) -> list[str]:
 
 
 def _chunks(text: str) -> list[str]:
-    """The text in pieces of at most ANSWER.latex_chunk_terms top-level terms, and of at
-    most the grammar's characters per call where the terms allow: sixteen
+    """The text in pieces of at most ``ANSWER.latex_chunk_terms`` top-level
+    terms, and of at most the grammar's characters per call where the terms
+    allow: sixteen
     terms with 150-digit exact coefficients are 2,800 characters, more than
     one call takes, while each of them alone is short."""
     terms = split_terms(text)

@@ -1,40 +1,28 @@
-"""One home for every size bound (rewards/check/limits.py, issue 26 item 2):
-no module defines its own input bound, the profiles are frozen, and each
-parser reads the profile it is given."""
+"""One home for every bound (rewards/check/limits.py, issue 26 item 2): no
+module defines its own, the size profiles and the caps are frozen, each
+parser reads the profile it is given, and every cap is read."""
 from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
 
 from rewards.check.errors import ParseFailure
-from rewards.check.limits import ANSWER, INTEGRAND, LATEX_FAST_PATH, PROFILES, Limits
+from rewards.check.limits import ANSWER, CAPS, INTEGRAND, LATEX_FAST_PATH, PROFILES, Caps, Limits
 from rewards.check.parse.read import parse_integrand
 from rewards.check.parse.sympy_text import parse_sympy_text
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rewards"
-
-# Bounds that are not on an input: how much evidence a check gathers and how
-# far a proof goes (their modules say why), and caps on what is logged.
-NOT_INPUT_BOUNDS = {
-    "rewards/check/evidence/numeric.py": {"MAX_FAR_DIGITS", "MAX_EXTRA_DIGITS",
-                                          "MAX_SIZED_TERMS", "MAX_SIZE_DIGITS"},
-    "rewards/check/evidence/domain.py": {"_MAX_RETRY_DPS", "MAX_FILL_POINTS", "MAX_LOG2"},
-    "rewards/check/evidence/points.py": {"MAX_BREAKPOINTS", "_MAX_EXACT_DEGREE", "_MAX_LEAVES",
-                                         "MAX_FEATURES", "MAX_CRITICAL_ARGUMENTS",
-                                         "MAX_SWITCHES", "_MAX_BASE_DEGREE"},
-    "rewards/check/proof/normal_form/algebra.py": {"MAX_SUM_POWER", "MAX_TERM_POWER",
-                                                   "MAX_FACTOR_INT", "MAX_REPLANS"},
-    "rewards/reward/antiderivative.py": {"_MAX_WARNED"},
-    "rewards/check/extract/policy.py": {"_MAX_LISTED"},
-}
+LIMITS = PACKAGE / "check" / "limits.py"
 
 
-def _bounds_defined(path: Path) -> set[str]:
+def bounds_defined(source: str) -> set[str]:
+    """Module-level names that look like a bound (``MAX_*``, ``_MAX_*``)."""
     names = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in ast.parse(source).body:
         targets = node.targets if isinstance(node, ast.Assign) else (
             [node.target] if isinstance(node, ast.AnnAssign) else [])
         for target in targets:
@@ -43,19 +31,48 @@ def _bounds_defined(path: Path) -> set[str]:
     return names
 
 
-def test_no_module_defines_its_own_size_bound():
-    stray = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE.parent).as_posix()
-        extra = _bounds_defined(path) - NOT_INPUT_BOUNDS.get(rel, set())
-        if extra:
-            stray[rel] = sorted(extra)
-    assert stray == {}
+def stray_bounds(sources: dict[str, str]) -> dict[str, list[str]]:
+    return {rel: sorted(found) for rel, text in sources.items()
+            if (found := bounds_defined(text))}
 
 
-def test_the_allow_list_names_only_what_exists():
-    for rel, names in NOT_INPUT_BOUNDS.items():
-        assert names <= _bounds_defined(PACKAGE.parent / rel), rel
+def package_sources() -> dict[str, str]:
+    return {path.relative_to(PACKAGE.parent).as_posix(): path.read_text()
+            for path in sorted(PACKAGE.rglob("*.py")) if path != LIMITS}
+
+
+def test_no_module_outside_limits_defines_a_bound():
+    assert stray_bounds(package_sources()) == {}
+
+
+@pytest.mark.parametrize("line", ["MAX_POINTS = 48", "_MAX_DIGITS: int = 4000",
+                                  "MAX_A = MAX_B = 1"])
+def test_the_scan_finds_a_bound_added_anywhere(line):
+    sources = package_sources()
+    sources["rewards/check/evidence/points.py"] += f"\n{line}\n"
+    assert list(stray_bounds(sources)) == ["rewards/check/evidence/points.py"]
+
+
+def test_limits_imports_nothing_of_the_package():
+    imported = {node.module for node in ast.walk(ast.parse(LIMITS.read_text()))
+                if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(ast.parse(LIMITS.read_text()))
+                 if isinstance(node, ast.Import) for alias in node.names}
+    assert imported <= {"__future__", "dataclasses"}
+
+
+def test_caps_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        CAPS.breakpoints = 1
+    assert CAPS == Caps()
+
+
+@pytest.mark.parametrize("name", [f.name for f in dataclasses.fields(Caps)])
+def test_every_cap_is_read(name):
+    # A cap nothing reads is a bound that binds nothing.
+    readers = [rel for rel, text in package_sources().items()
+               if re.search(rf"\bCAPS\.{name}\b", text)]
+    assert readers, name
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))

@@ -1,8 +1,8 @@
-"""Every bound on the size of what a check reads: one home, two profiles.
+"""Every bound on what a check reads and on what it spends: one home.
 
-Model output is untrusted: each bound keeps the cost of reading and
-evaluating an input bounded by the input, never by what it makes SymPy
-compute. An answer comes from the policy (:data:`ANSWER`); an integrand from a
+Model output is untrusted: each size bound (:class:`Limits`, two profiles)
+keeps the cost of reading and evaluating an input bounded by the input,
+never by what it makes SymPy compute. An answer comes from the policy (:data:`ANSWER`); an integrand from a
 dataset (:data:`INTEGRAND`), which may have steep features and long texts of
 its own but is read by the same safe parsers. A parser or stage takes a
 profile and reads its bounds from it; nothing else defines a size bound.
@@ -15,16 +15,34 @@ exponent; a power of a *number* is bounded by the size of the number it
 makes; and a huge constant that is only an additive term of an answer
 (``+ 10^{10^{10}}``) is dropped unevaluated, since it vanishes under d/dx.
 
-Not here, because they are not bounds on an input but how much evidence a
-check gathers or how far a proof goes: the sampling and precision parameters
-of ``check/evidence/`` (``MAX_BREAKPOINTS``, ``MAX_FEATURES``,
-``MAX_EXTRA_DIGITS``, ...) and the normal form's own caps
-(``proof/normal_form/algebra.py``).
+What a check does with an input is bounded here too, by :class:`Caps` (one
+instance, :data:`CAPS`): how many sample points, features, breakpoints and
+switch points the evidence probes, how many digits it adds, how far a proof
+goes, how long one point or the fast proof may take, and how much a result,
+a log line or a memo keeps. A cap bounds work, not what counts as
+evidence; the module that reads one says what a check does on reaching it.
+These are two dataclasses, not one, because they vary differently: a
+``Limits`` profile depends on who wrote the input (a policy or a dataset),
+while a cap is the same for every input; fields of one object would give
+each profile copies of the caps that no profile may change. Nothing else in
+``rewards/`` defines a ``MAX_*`` bound (``tests/test_limits.py`` checks it).
+
+Not here, because they bound neither what a check reads nor what it spends:
+the method's own parameters, where points go and what counts as agreement (``evidence/points.py`` ``SPAN``,
+``FAR_SPAN``; ``evidence/numeric.py`` ``LEVELS``, ``GUARD_DIGITS``,
+``MIN_USABLE_POINTS``), the size above which compiled code takes a literal as
+a value instead of printing it (``evidence/lambdify.py``, a switch of
+representation that truncates nothing), the default of a request's own
+setting (``proof/ladder.py`` ``LADDER_BUDGET_S``, the default of
+``CheckRequest.proof_budget_s``), and the machinery of processes and sockets
+(``reward/pool.py``, ``reward/batcher.py``, ``serve/server.py``).
 
 >>> ANSWER.exponent, INTEGRAND.exponent
 (5000, 50000)
 >>> LATEX_FAST_PATH.sympy_chars == 4 * ANSWER.latex_chars
 True
+>>> CAPS.breakpoints, CAPS.extra_digits
+(48, 4000)
 """
 from __future__ import annotations
 
@@ -48,6 +66,9 @@ class Limits:
     # with the text: 1.3 s for one 2,500-character term, a fraction holding an
     # expanded polynomial over one denominator).
     latex_chunk_chars: int = 3000
+    # Top-level terms of a sum handed to the LaTeX grammar in one call: a
+    # longer sum is parsed in chunks of this many terms.
+    latex_chunk_terms: int = 16
     # Bracket nesting of LaTeX: "too_deep" (the ANTLR parser's time grows steeply).
     latex_depth: int = 20
     # x^{x^{x^{x^{...}}}}: "too_deep".
@@ -104,7 +125,7 @@ class Limits:
     # e^{c} with c a plain number (e^{-1500}, a far switch written
     # e^{-1500}e^{x}) stays an unexpanded exp node and costs nothing to read;
     # a constant smaller than the numeric confirmation resolves (its extra
-    # digits, evidence/numeric.py MAX_EXTRA_DIGITS) gets no numeric-only
+    # digits, Caps.extra_digits) gets no numeric-only
     # accept, only a proof.
     e_exponent: int = 20_000
     # A power of a base holding i, (x + i)^{n}: its real and imaginary parts
@@ -165,4 +186,101 @@ LATEX_FAST_PATH = replace(ANSWER, sympy_chars=4 * ANSWER.latex_chars, sympy_dept
 
 PROFILES = {"answer": ANSWER, "integrand": INTEGRAND, "latex_fast_path": LATEX_FAST_PATH}
 
-__all__ = ["ANSWER", "INTEGRAND", "LATEX_FAST_PATH", "PROFILES", "Limits"]
+
+@dataclass(frozen=True)
+class Caps:
+    """How much one check may spend, keep and show (see :data:`CAPS`)."""
+
+    # --- time --------------------------------------------------------------
+    # Time one point's evaluation may take before the point counts as unusable:
+    # exp(cos(exp(z))) at |z| = 30 builds a number with 10^12 digits.
+    point_seconds: float = 0.25
+    # Time the normal-form fast proof may take before the ladder gets its
+    # turn: its median is a few ms, its 99th percentile well under this.
+    fast_proof_seconds: float = 0.3
+
+    # --- sample points (evidence/points.py, evidence/domain.py) ------------
+    # A check probes at most this many breakpoints (the ones nearest the origin);
+    # an answer with more gets no numeric-only accept on the real line.
+    breakpoints: int = 48
+    # A periodic argument (tan x) has hundreds of roots within SPAN: the ones of
+    # a few periods around the origin are kept.
+    periodic_roots: int = 12
+    # Degree up to which a polynomial argument's real roots are isolated exactly.
+    exact_root_degree: int = 60
+    # Features a check probes for localized terms, the nearest the origin first.
+    features: int = 24
+    # Function arguments whose critical points a check looks for (the largest
+    # first): each costs a derivative and a root scan.
+    critical_arguments: int = 32
+    # A check probes at most this many switch points (the ones farthest out
+    # first: the near ones lie among the generic points already).
+    switches: int = 16
+    # Degree up to which a growing power's base is solved for its switch points.
+    switch_base_degree: int = 8
+    # Most points the domain analysis adds inside bounded gaps when asked to
+    # fill them.
+    fill_points: int = 48
+
+    # --- precision (evidence/numeric.py, evidence/domain.py) ---------------
+    # Most digits added to the confirmation levels, for a long literal or for
+    # the size of the values: a literal that needs more leaves a change of its
+    # size unresolved (e^{-5000}), and the check gets no numeric-only accept.
+    extra_digits: int = 4000
+    # Most digits the size of the values adds to the strict levels.
+    size_digits: int = 1200
+    # Most additive terms of F' that the search for terms invisible at every
+    # sample point sizes one by one.
+    sized_terms: int = 400
+    # Most digits a difference found far out (beyond FAR_OUT) is evaluated
+    # with again, to tell a cancellation from a real difference.
+    far_digits: int = 600
+    # Most digits an answer undefined at a point is evaluated with again before
+    # the point counts as outside its real domain.
+    retry_digits: int = 2000
+    # log2 of the largest magnitude evaluated. mpmath keeps a number's binary
+    # exponent as a Python int, so ``x^(x^x)`` at x = 300 is cheap but one more
+    # level needs an exponent of 10^740 bits: one C-level allocation that no
+    # timer interrupts, which grew a process to 24 GB. Past this bound the point
+    # is skipped (not "undefined": a correct e^{e^x} far out is only too big).
+    log2_magnitude: int = 2**40
+
+    # --- proofs (proof/normal_form/) ---------------------------------------
+    # Integer powers of a sum are expanded in full: (1+x)**10**6 would never
+    # return.  Powers of one term (x**N, exp(N*x)) are sparse and cheap.
+    sum_power: int = 200
+    term_power: int = 5000
+    # Integers at most this large are split into primes for log(c) and
+    # c**(p/q); larger ones stay whole (sound, merely less complete).
+    factored_int: int = 10**12
+    # Restarts of the conversion (more generator slots, wider exp units,
+    # radical degrees) before giving up.
+    replans: int = 8
+
+    # --- what is kept and shown --------------------------------------------
+    # Leaves whose srepr bytes the sample-point seed memoizes (the memo is
+    # cleared when full): its memory stays bounded over a training run.
+    seed_leaves: int = 4096
+    # Integrands a reward has warned about (several free symbols, none given):
+    # once each, up to this many.
+    warned_integrands: int = 10_000
+    # Candidates an extraction lists in its dict and its explanation.
+    listed_candidates: int = 16
+    # Expressions up to this many nodes are printed whole (about 500 characters).
+    shown_whole_nodes: int = 120
+    # Integers longer than this are printed by their size: str() of an int past
+    # 4300 digits raises (Python's int_max_str_digits, a process-wide setting
+    # that is not ours to raise), and a 1000-digit number says nothing in a trace.
+    printed_int_digits: int = 200
+    # A value quoted in a log line (an integrand, a request line) is cut to this
+    # many characters: a 40 KB label made a 40 KB warning per sample.
+    log_value_chars: int = 200
+    # Invalid input rows the offline scorer names one by one on stderr before
+    # the rest are counted.
+    row_warnings: int = 5
+
+
+# The caps every check runs under.
+CAPS = Caps()
+
+__all__ = ["ANSWER", "CAPS", "INTEGRAND", "LATEX_FAST_PATH", "PROFILES", "Caps", "Limits"]

@@ -26,13 +26,14 @@ import sympy as sp
 from .context import Check
 from .errors import strict_mode
 from .evidence.gather import Evidence, Pair
+from .limits import CAPS
 from .memo import JudgementMemo
 from .prepare.constants import constants_stage
 from .prepare.derivative import derivative_stage
 from .prepare.ingest import InputKind, ingest_candidate, read_candidate, read_integrand
 from .prepare.real import real_stage
 from .prepare.variable import variable_stage
-from .proof.fast import FAST_PROOF_BUDGET_S, fast_proof, zero_almost_everywhere
+from .proof.fast import fast_proof, zero_almost_everywhere
 from .proof.ladder import symbolic_zero
 from .request import CheckRequest
 from .result import CheckResult, Confidence, StageRecord, Verdict, ms_since
@@ -180,7 +181,7 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
     # A normal form decides most correct answers in milliseconds, and a proof
     # needs no higher-precision confirmation.
     start = time.perf_counter()
-    fast = fast_proof(residual, evidence.x, min(FAST_PROOF_BUDGET_S, deadline.remaining()))
+    fast = fast_proof(residual, evidence.x, min(CAPS.fast_proof_seconds, deadline.remaining()))
     stages.append(StageRecord("fast_proof", "ok" if fast["proved"] else "fail",
                               ms_since(start), fast))
     if fast["proved"]:

@@ -15,6 +15,8 @@ from typing import Any
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from .limits import CAPS
+
 
 class Verdict(str, Enum):
     """What a check decided about one answer.
@@ -226,7 +228,7 @@ def _jsonable(value: Any) -> Any:
         return value
     if isinstance(value, int):
         # json.dumps of an int past 4300 digits raises like str() does.
-        return value if value.bit_length() <= _PRINTED_INT_DIGITS * 3.32 else int_text(value)
+        return value if value.bit_length() <= CAPS.printed_int_digits * 3.32 else int_text(value)
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, dict):
@@ -236,23 +238,15 @@ def _jsonable(value: Any) -> Any:
     return safe_text(value)
 
 
-# Expressions up to this many nodes are printed whole (about 500 characters).
-_SHOWN_WHOLE = 120
-# Integers longer than this are printed by their size: str() of an int past
-# 4300 digits raises (Python's int_max_str_digits, a process-wide setting
-# that is not ours to raise), and a 1000-digit number says nothing in a trace.
-_PRINTED_INT_DIGITS = 200
-
-
 def int_text(n: int) -> str:
-    """``n`` in decimal, or ``~d.ddde+N`` past ``_PRINTED_INT_DIGITS`` digits;
+    """``n`` in decimal, or ``~d.ddde+N`` past ``CAPS.printed_int_digits`` digits;
     never converts a huge int to a string (which raises past 4300 digits).
 
     >>> int_text(12345), int_text(-7 * 10**5000)
     ('12345', '-~7.000e+5000')
     """
     n = int(n)
-    if n.bit_length() <= _PRINTED_INT_DIGITS * 3.32:
+    if n.bit_length() <= CAPS.printed_int_digits * 3.32:
         return str(n)
     # math.log10 takes ints of any size, in time linear in their length.
     size = math.log10(abs(n))
@@ -312,7 +306,7 @@ def show(expr: sp.Basic, limit: int = 500) -> str:
     >>> len(show(sum(x**k for k in range(400)))) <= 503
     True
     """
-    if _nodes_at_most(expr, _SHOWN_WHOLE):
+    if _nodes_at_most(expr, CAPS.shown_whole_nodes):
         # str() sorts terms, evaluating each numerically (44 s on a sum of
         # constant elliptic_pi terms); the printer with order="none" does not.
         try:

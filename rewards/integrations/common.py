@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..check import infer_variable
+from ..check.limits import CAPS
 from ..check.result import Confidence, Verdict
 from ..reward import AntiderivativeReward, Outcome, RewardConfig
 from ..reward.shaping import OutcomeClass, classify
@@ -33,12 +34,7 @@ logger = logging.getLogger("rewards.integrations")
 # arguments of ours (OpenRLHF's reward_func); verl can pass reward_config.
 CONFIG_ENV = "INTEGRAL_REWARDS_CONFIG"
 
-# A value quoted in a log line (an integrand, a request line) is cut to this
-# many characters: a 40 KB label made a 40 KB warning per sample.
-LOG_VALUE_CHARS = 200
-
-
-def for_log(value: Any, limit: int = LOG_VALUE_CHARS) -> str:
+def for_log(value: Any, limit: int = CAPS.log_value_chars) -> str:
     """``repr(value)``, cut to ``limit`` characters with the full length said.
 
     >>> for_log("x" * 1000, limit=20)

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..check.limits import CAPS
 from ..check.pipeline import STAGES
 from ..check.result import Verdict
 from ..reward.metrics import group_has_signal, percentile
@@ -41,10 +42,6 @@ def _stage_order(name: str) -> tuple[int, str]:
     if name == TOTAL_STAGE:
         return (len(STAGES) + 1, name)
     return (STAGES.index(name) if name in STAGES else len(STAGES), name)
-
-
-# Invalid input rows named one by one on stderr before the rest are counted.
-_ROW_WARNINGS = 5
 
 
 @dataclass
@@ -399,10 +396,10 @@ def _warn_invalid_rows(scored: ScoredBatch, seen: int) -> None:
         if not problem:
             continue
         seen += 1
-        if seen <= _ROW_WARNINGS:
+        if seen <= CAPS.row_warnings:
             print(f"score: warning: unreadable input row kept as CHECKER_ERROR invalid_row: "
                   f"{problem}", file=sys.stderr)
-        elif seen == _ROW_WARNINGS + 1:
+        elif seen == CAPS.row_warnings + 1:
             print("score: warning: more unreadable input rows; the summary counts them",
                   file=sys.stderr)
 

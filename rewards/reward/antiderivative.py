@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from ..check.extract.stage import extract_stage
+from ..check.limits import CAPS
 from ..check.parse import without_integration_constant
 from ..check.result import CheckResult, StageRecord, Verdict
 from .batcher import Batcher
@@ -41,8 +42,6 @@ from .values import key_text
 
 logger = logging.getLogger(__name__)
 _LIVE: weakref.WeakSet = weakref.WeakSet()
-# Integrands already warned about (several free symbols, none given): once each.
-_MAX_WARNED = 10_000
 # Keyword arguments TRL adds to the dataset columns.
 _TRL_KWARGS = ("trainer_state", "log_extra", "log_metric")
 
@@ -324,7 +323,7 @@ class AntiderivativeReward:
         # wrong choice scores every right answer as WRONG.
         if result.detail.get("variable_from") != "ambiguous" or integrand in self._warned:
             return
-        if len(self._warned) < _MAX_WARNED:
+        if len(self._warned) < CAPS.warned_integrands:
             self._warned.add(integrand)
         logger.warning("%s: integrand %s has several free symbols and no variable was given; "
                        "checked in %r (set symbol_column or symbol)", self.__name__,

@@ -49,10 +49,11 @@ import numpy as np
 import sympy as sp
 
 from ..function_facts import BOUNDED, KINK, POLE, breakpoint_arguments, cut_arguments
+from ..limits import CAPS
 from ..timebox import Deadline, within
 from .domain import TOO_LARGE, RealEvaluator
 from .lambdify import compile_expr
-from .points import MAX_BREAKPOINTS, POINT_BUDGET_S, breakpoints
+from .points import breakpoints
 
 # Digits for the one-sided values beyond those the distance takes: jumps down
 # to ~1e-12 of F's size stand out.
@@ -168,14 +169,14 @@ def _cut_crossings(answer: sp.Expr, x: sp.Symbol, fixed: dict[sp.Symbol, sp.Expr
         where = np.nonzero(clear)[0]
         signs = np.sign(parts[where])
         changes = np.nonzero(signs[:-1] * signs[1:] < 0)[0]
-        if len(changes) > MAX_BREAKPOINTS:
-            changes = changes[np.argsort(np.abs(_SCAN[where[changes]]))[:MAX_BREAKPOINTS]]
+        if len(changes) > CAPS.breakpoints:
+            changes = changes[np.argsort(np.abs(_SCAN[where[changes]]))[:CAPS.breakpoints]]
         u_fn = compile_expr([x], u)
         value = _part_value(u_fn, part)
         for k in changes:
             lo, hi = _bisect(value, float(_SCAN[where[k]]), float(_SCAN[where[k + 1]]), deadline)
             with mp.workdps(30):
-                w = within(POINT_BUDGET_S, deadline, _complex_at, u_fn, mp.mpf((lo + hi) / 2))
+                w = within(CAPS.point_seconds, deadline, _complex_at, u_fn, mp.mpf((lo + hi) / 2))
             if w is not None and on_cut(w):
                 found.append(_Candidate(Fraction(lo), Fraction(hi), value))
     return found
@@ -206,7 +207,7 @@ def _scan_pointwise(x: sp.Symbol, u: sp.Expr, deadline: Deadline) -> Any:
         for k, t in enumerate(_SCAN):
             if k % 64 == 0:
                 deadline.check()
-            w = within(POINT_BUDGET_S, deadline, _complex_at, fn, mp.mpf(float(t)))
+            w = within(CAPS.point_seconds, deadline, _complex_at, fn, mp.mpf(float(t)))
             if w is not None:
                 values[k] = complex(w)
     return values if np.isfinite(values).any() else None
@@ -255,7 +256,7 @@ def _candidates(answer: sp.Expr, integrand: sp.Expr, x: sp.Symbol,
         if any(cand.lo <= k.hi and k.lo <= cand.hi for k in kept):
             continue  # the same point from two arguments
         kept.append(cand)
-    return kept[:MAX_BREAKPOINTS]
+    return kept[:CAPS.breakpoints]
 
 
 def _complex_at(fn: Any, t: Any) -> Any:

@@ -41,10 +41,10 @@ import mpmath as mp
 import sympy as sp
 
 from ..function_facts import FACTS, REAL_WHERE_FINITE
+from ..limits import CAPS
 from ..timebox import Deadline, within
 from .lambdify import compile_expr
 from .points import (
-    POINT_BUDGET_S,
     Breakpoints,
     Point,
     breakpoints,
@@ -79,30 +79,18 @@ class _Undefined(Exception):
 
 
 class _TooLarge(Exception):
-    """A value at this point would have more than ``2**MAX_LOG2`` magnitude."""
+    """A value at this point would have more than ``2**CAPS.log2_magnitude`` magnitude."""
 
-
-# log2 of the largest magnitude evaluated. mpmath keeps a number's binary
-# exponent as a Python int, so ``x^(x^x)`` at x = 300 is cheap but one more
-# level needs an exponent of 10^740 bits: one C-level allocation that no
-# timer interrupts, which grew a process to 24 GB. Past this bound the point
-# is skipped (not "undefined": a correct e^{e^x} far out is only too big).
-MAX_LOG2 = 2 ** 40
 
 # Returned for a point skipped because a value there is too large to compute.
 TOO_LARGE = object()
 # An answer real (in real analysis) at a sample point.
 REAL = object()
 
-# Most digits an answer undefined at a point is evaluated with again before
-# the point counts as outside its real domain.
-_MAX_RETRY_DPS = 2000
-
-
 def _retry_precisions(dps: int, t: Any) -> tuple[int, ...]:
     # Far out, an e^{-|x|} term next to 1 needs |x| / 2.3 digits to be seen,
     # csch(x)^2 twice that.
-    return (4 * dps, min(_MAX_RETRY_DPS, max(16 * dps, int(abs(t)) + 2 * dps)))
+    return (4 * dps, min(CAPS.retry_digits, max(16 * dps, int(abs(t)) + 2 * dps)))
 
 
 class RealEvaluator:
@@ -184,7 +172,7 @@ class RealEvaluator:
             if args[0] <= 0 or args[1] <= 0:
                 raise _Undefined
             return mp.log(args[0]) / mp.log(args[1])
-        if facts.grows_fast and abs(args[0]) > MAX_LOG2:
+        if facts.grows_fast and abs(args[0]) > CAPS.log2_magnitude:
             raise _TooLarge
         if facts.real_domain is not None and not facts.real_domain(args[0]):
             raise _Undefined
@@ -199,7 +187,7 @@ class RealEvaluator:
             return base ** int(exponent)
         e = self._value(exponent, memo)
         if base > 0:
-            if abs(e) > 1 and abs(e * mp.log(base, 2)) > MAX_LOG2:
+            if abs(e) > 1 and abs(e * mp.log(base, 2)) > CAPS.log2_magnitude:
                 raise _TooLarge
             return base ** e
         if base == 0 and e > 0:
@@ -320,22 +308,18 @@ def real_points_of(answer: sp.Expr, integrand: sp.Expr, symbol: str,
         for i, (re_, _) in enumerate(points):
             deadline.check()
             values = {symbol: mp.mpf(re_), **params}
-            f_at = within(POINT_BUDGET_S, deadline, f_value, values)
+            f_at = within(CAPS.point_seconds, deadline, f_value, values)
             if f_at is None or f_at is TOO_LARGE:
                 continue
-            F_at = within(POINT_BUDGET_S, deadline, F_value, values)
+            F_at = within(CAPS.point_seconds, deadline, F_value, values)
             if F_at is not None and F_at is not TOO_LARGE:
                 usable.add(i)
     return usable
 
 
-# Most points :func:`analyze` adds inside bounded gaps when asked to fill them.
-MAX_FILL_POINTS = 48
-
-
 def _fill_points(rng: random.Random, intervals: list[tuple[Any, Any]], per_gap: int) -> list[Point]:
     """``per_gap`` more points inside each bounded gap between consecutive
-    breakpoints (the gaps nearest the origin first, :data:`MAX_FILL_POINTS`
+    breakpoints (the gaps nearest the origin first, :attr:`~rewards.check.limits.Caps.fill_points`
     in all): half spread over the gap, half next to its ends at distances
     down to 1e-6 of its width, where a domain like (0, 1) is most unlike the
     rest of the line."""
@@ -347,7 +331,7 @@ def _fill_points(rng: random.Random, intervals: list[tuple[Any, Any]], per_gap: 
             a = mp.mpf(left.numerator) / left.denominator
             b = mp.mpf(right.numerator) / right.denominator
             for k in range(per_gap):
-                if len(values) >= MAX_FILL_POINTS:
+                if len(values) >= CAPS.fill_points:
                     return values
                 if k % 2 == 0:
                     t = mp.mpf(rng.uniform(0.02, 0.98))
@@ -409,16 +393,16 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
 
             def at(fn: Callable[..., Any], digits: int, point: str = points[i][0]) -> Any:
                 with mp.workdps(digits):
-                    return within(POINT_BUDGET_S, deadline, fn, {symbol: mp.mpf(point), **params})
+                    return within(CAPS.point_seconds, deadline, fn, {symbol: mp.mpf(point), **params})
 
-            f_at = within(POINT_BUDGET_S, deadline, f_value, values)
+            f_at = within(CAPS.point_seconds, deadline, f_value, values)
             if f_at is not None and f_at is not TOO_LARGE and f_at == 0:
                 # 0, or only rounded to 0? (1 - coth(x)^2)^(3/2) is imaginary
                 # everywhere, but at x = 30 and 20 digits its base is 0.
                 f_at = at(f_value, _retry_precisions(dps, t)[-1])
             if f_at is None or f_at is TOO_LARGE:
                 continue
-            F_at = within(POINT_BUDGET_S, deadline, F_value, values)
+            F_at = within(CAPS.point_seconds, deadline, F_value, values)
             for retry_dps in _retry_precisions(dps, t):
                 if F_at is not None:
                     break
@@ -430,7 +414,7 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
                 continue
             component = sum(1 for hi in split_at if hi < t)
             offset = REAL if F_at is not None else within(
-                POINT_BUDGET_S, deadline, F_offset, values)
+                CAPS.point_seconds, deadline, F_offset, values)
             components.setdefault(component, []).append((i, offset))
     # Real analysis first; only an answer real on no whole component is read
     # again up to an imaginary constant (acosh x is right on x > 1 and must

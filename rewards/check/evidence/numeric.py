@@ -20,10 +20,11 @@ import mpmath as mp
 import sympy as sp
 
 from ..function_facts import NON_ANALYTIC
+from ..limits import CAPS
 from ..result import show
 from ..timebox import Deadline, within
 from .lambdify import compile_expr
-from .points import POINT_BUDGET_S, Point, log_size
+from .points import Point, log_size
 
 # Digits used at each level. 30 is the cheap screen; 60 and 120 are only
 # paid for rejections that need confirming and for unproven accepts.
@@ -38,9 +39,6 @@ MIN_USABLE_POINTS = 4
 # Beyond this |z|, an exponential term is below round-off next to 1 at the
 # screen's digits: a difference found there is checked with more digits.
 FAR_OUT = 30
-MAX_FAR_DIGITS = 600
-
-
 
 
 def sampling_mode(*exprs: sp.Expr) -> str:
@@ -94,7 +92,7 @@ class _Compiled:
                     continue
                 deadline.check()
                 point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
-                values = within(POINT_BUDGET_S, deadline, self.at, point, params)
+                values = within(CAPS.point_seconds, deadline, self.at, point, params)
                 if values is None:
                     continue
                 value_d, value_f = values
@@ -164,13 +162,6 @@ def _classify(low, high, low_dps: int, high_dps: int) -> str:
     return "undecided"
 
 
-MAX_EXTRA_DIGITS = 4000
-# Most additive terms of F' that invisible_terms sizes one by one.
-MAX_SIZED_TERMS = 400
-# Most digits raise_to_sizes adds for the size of the values.
-MAX_SIZE_DIGITS = 1200
-
-
 def _literal_digits(*exprs: sp.Expr) -> int:
     """Decimal digits of the largest numerator or denominator of a literal,
     or of the largest or smallest constant power (e^{-300}: 131 digits)."""
@@ -230,10 +221,10 @@ class NumericComparer:
         # function or a factor, where invisible_terms cannot see it): the
         # confirmation must resolve twice that (cos(10^-d) - 1 ~ 10^-2d).
         literal = 2 * max(0, _literal_digits(derivative, integrand) - 15)
-        self.extra_digits = min(MAX_EXTRA_DIGITS, max(literal, extra_digits or 0))
+        self.extra_digits = min(CAPS.extra_digits, max(literal, extra_digits or 0))
         # A constant below what the capped digits resolve (e^{-5000}): agreement
         # is then no evidence that a change of its size is absent.
-        self.unresolved = literal > MAX_EXTRA_DIGITS
+        self.unresolved = literal > CAPS.extra_digits
 
     def _at(self, dps: int) -> dict[int, Any]:
         if self._compiled is None:
@@ -248,14 +239,14 @@ class NumericComparer:
         """Add to the strict levels the decimal orders of the largest |F'| or
         |f| at the points (evaluated at ``dps``): a difference of size 1
         where both are 10^78 is then as visible as anywhere else (capped at
-        :data:`MAX_SIZE_DIGITS`)."""
+        :attr:`Caps.size_digits <rewards.check.limits.Caps.size_digits>`)."""
         self._at(dps)
         sizes = [max(abs(d), abs(f)) for d, f in self._values.get(dps, {}).values()]
         top = max(sizes, default=mp.mpf(1))
         if top > 1:
             orders = int(mp.log10(top)) + 1
-            self.extra_digits = min(MAX_EXTRA_DIGITS,
-                                    self.extra_digits + min(orders, MAX_SIZE_DIGITS))
+            self.extra_digits = min(CAPS.extra_digits,
+                                    self.extra_digits + min(orders, CAPS.size_digits))
 
     def _informative(self, index: int, low: int, high: int) -> bool:
         """Whether F' and f at point ``index`` came out the same at ``low``
@@ -388,7 +379,7 @@ class NumericComparer:
         size = self._size(worst)
         if size <= FAR_OUT or self._compiled is None:
             return False
-        digits = min(MAX_FAR_DIGITS, dps + int(size * mp.mpf("0.45")))
+        digits = min(CAPS.far_digits, dps + int(size * mp.mpf("0.45")))
         again = self._compiled.residuals(digits, self.points, self.deadline, {worst},
                                          self.real_only).get(worst)
         # Tiny at the screen's own standard: the extra digits only have to
@@ -400,7 +391,7 @@ class NumericComparer:
         return True
 
     def invisible_terms(self, derivative: sp.Expr, symbol: sp.Symbol, params: list[sp.Symbol],
-                        max_terms: int = MAX_SIZED_TERMS) -> list[str]:
+                        max_terms: int = CAPS.sized_terms) -> list[str]:
         """Additive terms of F' that are below round-off at EVERY sample point.
 
         A numeric-only accept cannot see a term that vanishes at all sample
@@ -431,7 +422,7 @@ class NumericComparer:
                 self.deadline.check()
                 re_, im_ = self.points[index]
                 point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
-                sizes = within(POINT_BUDGET_S, self.deadline, _abs_values, fn, point, values)
+                sizes = within(CAPS.point_seconds, self.deadline, _abs_values, fn, point, values)
                 if sizes is None:
                     continue
                 floor = scale * mp.mpf(10) ** (-(top - GUARD_DIGITS))
@@ -451,7 +442,7 @@ class NumericComparer:
             for index in self._at(dps):
                 re_, im_ = self.points[index]
                 point = mp.mpf(re_) if im_ == "0" else mp.mpc(re_, im_)
-                values = within(POINT_BUDGET_S, self.deadline, self._compiled.at, point, params)
+                values = within(CAPS.point_seconds, self.deadline, self._compiled.at, point, params)
                 if values is not None:
                     out[index] = max(abs(values[0]), abs(values[1]), mp.mpf(1))
         return out

@@ -35,14 +35,11 @@ import mpmath as mp
 import sympy as sp
 
 from ..function_facts import CIRCULAR, KINK, POLE, breakpoint_arguments
+from ..limits import CAPS
 from ..timebox import Deadline
 from .lambdify import compile_expr
 
 Point = tuple[str, str]
-# Time one point's evaluation may take before the point counts as unusable:
-# exp(cos(exp(z))) at |z| = 30 builds a number with 10^12 digits.
-POINT_BUDGET_S = 0.25
-
 # Breakpoints are looked for (and used) within this distance of the origin:
 # far enough to cover the scales the spread points reach.
 SPAN = 1000
@@ -51,14 +48,6 @@ SPAN = 1000
 _GRID = sorted({0.0, *(k / 20 for k in range(-400, 401)),
                 *(s * 10 ** (e / 16) for s in (-1, 1) for e in range(-48, 49))})
 _BISECTIONS = 52
-# A check probes at most this many breakpoints (the ones nearest the origin);
-# an answer with more gets no numeric-only accept on the real line.
-MAX_BREAKPOINTS = 48
-# A periodic argument (tan x) has hundreds of roots within SPAN: the ones of
-# a few periods around the origin are kept.
-PERIODIC_ROOTS = 12
-# Degree up to which a polynomial argument's real roots are isolated exactly.
-_MAX_EXACT_DEGREE = 60
 
 
 def _written_degree(expr: sp.Expr, x: sp.Symbol) -> int:
@@ -140,7 +129,7 @@ def _leaf_text(node: sp.Basic) -> bytes:
         return b"Rational(" + _int_bytes(node.p) + b"/" + _int_bytes(node.q) + b")"
     text = _LEAVES.get(node)
     if text is None:
-        if len(_LEAVES) >= _MAX_LEAVES:
+        if len(_LEAVES) >= CAPS.seed_leaves:
             _LEAVES.clear()
         text = _LEAVES[node] = sp.srepr(node).encode()
     return text
@@ -151,7 +140,6 @@ def _int_bytes(n: int) -> bytes:
 
 
 _LEAVES: dict[sp.Basic, bytes] = {}
-_MAX_LEAVES = 4096
 
 
 def _decimal(value: float, digits: int = 8) -> str:
@@ -211,7 +199,7 @@ def natural_scale(exprs: Sequence[sp.Expr], x: sp.Symbol) -> float | None:
                 seen.add(arg)
                 # |u| changes as fast as u: e^{2016 |x|} has the scale of e^{2016 x}.
                 plain = arg.replace(sp.Abs, lambda u: u) if arg.has(sp.Abs) else arg
-                poly = small_polynomial(plain, x, _MAX_EXACT_DEGREE)
+                poly = small_polynomial(plain, x, CAPS.exact_root_degree)
                 if poly is None:
                     continue
                 terms = poly.terms()
@@ -271,7 +259,7 @@ def _exact_roots(poly: sp.Poly) -> list[Root] | None:
     """Isolating intervals of the real roots of a rational polynomial."""
     if poly.degree() < 1:
         return []
-    if poly.degree() > _MAX_EXACT_DEGREE or not poly.domain.is_Exact:
+    if poly.degree() > CAPS.exact_root_degree or not poly.domain.is_Exact:
         return None
     if not (poly.domain.is_ZZ or poly.domain.is_QQ):
         return None
@@ -345,7 +333,7 @@ def _roots_of(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
         if not sp.sympify(part).has(x):
             continue
         exact = None
-        if _written_degree(part, x) <= _MAX_EXACT_DEGREE and part.is_polynomial(x):
+        if _written_degree(part, x) <= CAPS.exact_root_degree and part.is_polynomial(x):
             try:
                 exact = _exact_roots(sp.Poly(part, x))
             except (sp.PolynomialError, sp.polys.polyerrors.PolificationFailed):
@@ -359,7 +347,7 @@ def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
                 domain_only: bool = False, cache: dict[sp.Expr, list[Root]] | None = None,
                 arguments: Iterable[tuple[sp.Expr, str]] | None = None) -> Breakpoints:
     """Disjoint, sorted isolating intervals of the real breakpoints of ``exprs``
-    within :data:`SPAN` of the origin (at most :data:`MAX_BREAKPOINTS`, the
+    within :data:`SPAN` of the origin (at most :attr:`~rewards.check.limits.Caps.breakpoints`, the
     ones nearest the origin; ``truncated`` says when there were more).
 
     With ``domain_only``, only the breakpoints that end a piece of the real
@@ -385,7 +373,7 @@ def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
             roots = [r for r in _roots_of(g, x, deadline) if -SPAN <= r[0] and r[1] <= SPAN]
             if _periodic(g, x):
                 # A few periods around the origin stand for all of them.
-                roots = sorted(roots, key=lambda r: abs(r[0] + r[1]))[:PERIODIC_ROOTS]
+                roots = sorted(roots, key=lambda r: abs(r[0] + r[1]))[:CAPS.periodic_roots]
             cache[g] = roots
         intervals.extend((lo, hi) for lo, hi, odd in cache[g]
                          if not domain_only or kind == POLE or odd)
@@ -426,8 +414,8 @@ def _merge(intervals: list[tuple[Fraction, Fraction]]) -> Breakpoints:
         else:
             merged.append([lo, hi])
     out = Breakpoints()
-    if len(merged) > MAX_BREAKPOINTS:
-        merged = sorted(merged, key=lambda iv: abs(iv[0] + iv[1]))[:MAX_BREAKPOINTS]
+    if len(merged) > CAPS.breakpoints:
+        merged = sorted(merged, key=lambda iv: abs(iv[0] + iv[1]))[:CAPS.breakpoints]
         merged.sort()
         out.truncated = True
     out.extend((lo, hi) for lo, hi in merged)
@@ -464,19 +452,12 @@ def real_points(rng: random.Random, intervals: Sequence[tuple[Fraction, Fraction
 
 # --- where a localized term is largest ---------------------------------------------
 
-# Features a check probes for localized terms, the nearest the origin first.
-MAX_FEATURES = 24
 # Offsets tried around each feature, as powers of ten relative to max(1, |x0|):
 # a step or bump of width w shows at an offset below w, and every w from 1e-15
 # up has one within a factor 1e4 below it. Never at x0 itself, where F' may
 # differ from f at that one point (a piece boundary), which the definition
 # allows.
 _FEATURE_OFFSETS = (3, 7, 11, 15)
-
-
-# Function arguments whose critical points a check looks for (the largest
-# first): each costs a derivative and a root scan.
-MAX_CRITICAL_ARGUMENTS = 32
 
 
 def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> tuple[list[sp.Expr], bool]:
@@ -488,7 +469,7 @@ def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> tuple[list[sp.Expr], boo
     root anywhere: ``e^{-10^8(e^{x - 37} + e^{37 - x} - 2)}`` peaks at the
     minimum of its exponent, and ``1/(1 + 10^6(\\cosh(x - 37) - 1))`` at the
     minimum of its base, each a zero of a derivative. Also whether more
-    non-linear arguments than :data:`MAX_CRITICAL_ARGUMENTS` were left out
+    non-linear arguments than :attr:`~rewards.check.limits.Caps.critical_arguments` were left out
     (the critical points of some go unseen)."""
     arguments: list[sp.Expr] = []
     nonlinear: dict[sp.Expr, None] = {}
@@ -500,9 +481,9 @@ def _feature_arguments(expr: sp.Basic, x: sp.Symbol) -> tuple[list[sp.Expr], boo
                     arguments.append(arg)
                     if small_polynomial(arg, x, 1) is None:
                         nonlinear.setdefault(arg)
-    largest = sorted(nonlinear, key=sp.count_ops, reverse=True)[:MAX_CRITICAL_ARGUMENTS]
+    largest = sorted(nonlinear, key=sp.count_ops, reverse=True)[:CAPS.critical_arguments]
     arguments.extend(sp.diff(arg, x) for arg in largest)
-    return arguments, len(nonlinear) > MAX_CRITICAL_ARGUMENTS
+    return arguments, len(nonlinear) > CAPS.critical_arguments
 
 
 def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
@@ -529,22 +510,22 @@ def feature_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
             seen.add(g)
             deadline.check()
             found = [(lo + hi) / 2 for lo, hi, _ in _roots_of(g, x, deadline)]
-            if len(found) > PERIODIC_ROOTS or _periodic(g, x):
+            if len(found) > CAPS.periodic_roots or _periodic(g, x):
                 # A few periods around the origin stand for all of them: a
                 # term can only peak at one root of a periodic argument if
                 # it peaks at all of them. An oscillating one (x sin x) is
                 # read the same way: a term that peaks at one of its roots
                 # only has an argument of its own that vanishes there.
-                for r in sorted(found, key=abs)[:PERIODIC_ROOTS]:
+                for r in sorted(found, key=abs)[:CAPS.periodic_roots]:
                     periodic.setdefault(r)
             else:
                 for r in found:
                     roots.setdefault(r)
     values: list[str] = []
     out = Features()
-    out.truncated = len(roots) > MAX_FEATURES or left_out
-    chosen = sorted(roots, key=abs)[:MAX_FEATURES]
-    chosen += sorted(set(periodic) - set(chosen), key=abs)[:MAX_FEATURES]
+    out.truncated = len(roots) > CAPS.features or left_out
+    chosen = sorted(roots, key=abs)[:CAPS.features]
+    chosen += sorted(set(periodic) - set(chosen), key=abs)[:CAPS.features]
     for r in chosen:
         scale = max(Fraction(1), abs(r))
         for exponent in _FEATURE_OFFSETS:
@@ -565,9 +546,6 @@ class Features(list):
 
 # Switch points are looked for up to this distance from the origin.
 FAR_SPAN = 10**6
-# A check probes at most this many switch points (the ones farthest out
-# first: the near ones lie among the generic points already).
-MAX_SWITCHES = 16
 # Switches nearer the origin than this lie among the generic points.
 _NEAR = 20
 # Distances past a switch point, in units of the length over which the
@@ -607,8 +585,6 @@ def log_size(constant: sp.Expr) -> float | None:
 # A power b(x)^n with |n| at least this is a switch: below round-off where
 # |b| < 1 (next to 1), dominant where |b| > 1.
 _GROWING_POWER = 20
-# Degree up to which a growing power's base is solved for its switch points.
-_MAX_BASE_DEGREE = 8
 
 
 def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[tuple[sp.Expr, sp.Expr]]:
@@ -641,7 +617,7 @@ def _size_exponents(expr: sp.Expr, x: sp.Symbol) -> list[tuple[sp.Expr, sp.Expr]
                 exponents = [e + g for e in exponents for g in growth][:4]
             elif (isinstance(factor, sp.Pow) and factor.args[1].is_number
                   and factor.args[1].is_real and abs(factor.args[1]) >= _GROWING_POWER
-                  and small_polynomial(factor.args[0], x, _MAX_BASE_DEGREE) is not None):
+                  and small_polynomial(factor.args[0], x, CAPS.switch_base_degree) is not None):
                 powers.append(factor)
         if grows:
             for e in exponents:
@@ -661,7 +637,7 @@ def _real_roots(g: sp.Expr, x: sp.Symbol) -> list[float]:
     none for anything else: an exponent that is not a polynomial is either
     bounded (e^{\\sin x} switches nothing on) or grows through exponential
     subterms of its own (e^{e^{x - 1000}}), which have their switches."""
-    if _written_degree(g, x) <= _MAX_EXACT_DEGREE and g.is_polynomial(x):
+    if _written_degree(g, x) <= CAPS.exact_root_degree and g.is_polynomial(x):
         try:
             poly = sp.Poly(g, x)
             if poly.degree() < 1 or not all(c.is_number for c in poly.all_coeffs()):
@@ -712,9 +688,9 @@ def far_points(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
                 switches.setdefault(r, 1.0 / rate if rate > 0 else 1.0)
     out = Switches()
     chosen = sorted(switches, key=abs, reverse=True)
-    if len(chosen) > MAX_SWITCHES:
+    if len(chosen) > CAPS.switches:
         out.truncated = True
-        chosen = chosen[:MAX_SWITCHES]
+        chosen = chosen[:CAPS.switches]
     values: list[str] = []
     for r in chosen:
         length = switches[r]

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from ..limits import CAPS
+
 
 class ExtractionStatus(str, Enum):
     """Outcome of :func:`extract_answer`; values are stable verdict slugs."""
@@ -230,7 +232,7 @@ class Extraction:
             "hedges": list(self.hedges),
             "qualifiers": list(self.qualifiers),
             "n_candidates": len(self.candidates),
-            "candidates": [c.to_dict() for c in self.candidates[:_MAX_LISTED]],
+            "candidates": [c.to_dict() for c in self.candidates[:CAPS.listed_candidates]],
             "policy": self.policy.to_dict(),
             "reasoning": self.reasoning,
             "graded_from": self.graded_from,
@@ -242,17 +244,15 @@ class Extraction:
                  f"reasoning: {self.reasoning}; graded text starts at offset {self.graded_from}",
                  f"candidates: {len(self.candidates)} of {self.n_matches} markers "
                  f"(agreement: {self.agreement})"]
-        for c in self.candidates[:_MAX_LISTED]:
+        for c in self.candidates[:CAPS.listed_candidates]:
             mark = "*" if c.index == self.chosen_index else " "
             where = "boxed in <answer>" if c.in_answer_tag else c.source
             extra = "".join(f" {k}={list(v)}" for k, v in
                             (("hedges", c.hedges), ("qualifiers", c.qualifiers)) if v)
             shown = c.text if c.text is not None else f"<{c.status}>"
             lines.append(f" {mark}[{c.index}] {where} @{c.start}: {shown[:120]!r}{extra}")
-        if len(self.candidates) > _MAX_LISTED:
-            lines.append(f"  ... {len(self.candidates) - _MAX_LISTED} more")
+        if len(self.candidates) > CAPS.listed_candidates:
+            lines.append(f"  ... {len(self.candidates) - CAPS.listed_candidates} more")
         lines.append(f"result: {self.reason} -- {self.detail}")
         return "\n".join(lines)
 
-
-_MAX_LISTED = 16

@@ -12,10 +12,6 @@ import sympy as sp
 
 from .normal_form import prove_zero
 
-# Time the fast path may take before the ladder gets its turn: its median is
-# a few ms, its 99th percentile well under this.
-FAST_PROOF_BUDGET_S = 0.3
-
 
 def fast_proof(residual: sp.Expr, x: sp.Symbol, budget_s: float) -> dict[str, Any]:
     """The normal-form proof; returns the stage data (``proved``, ``by``: the

@@ -231,7 +231,7 @@ def parse_latex(canonical: str, symbol: str = "x", *, max_chars: int = ANSWER.la
 
     The cost is bounded by the text (``max_chars``, at most ``ANSWER.terms``
     top-level terms, ``ANSWER.latex_chunk_chars`` per call of the grammar), not by how
-    long a sum is: a sum of more than ``CHUNK_TERMS`` terms is parsed in
+    long a sum is: a sum of more than ``ANSWER.latex_chunk_terms`` terms is parsed in
     chunks of that many terms (the grammar builds a sum as a left-nested
     tree, whose depth would otherwise grow with the number of terms).
     ``answer=False`` (integrands) keeps every term; for answers, an additive

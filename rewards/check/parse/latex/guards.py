@@ -13,8 +13,6 @@ from ...limits import ANSWER
 from .functions import FN_PREFIX
 from .scan import CMD_AT
 
-CHUNK_TERMS = 16            # a longer top-level sum is parsed in chunks of this many terms
-
 _INTEGRAL = re.compile(r"\\(?:iiint|iint|int|oint|intop|smallint)(?![A-Za-z])|\u222b")
 
 

@@ -6,7 +6,6 @@ import sympy as sp
 
 from ...errors import ParseFailure
 from ...limits import ANSWER
-from .guards import CHUNK_TERMS
 from .scan import CMD_AT
 
 _OPERAND_END = frozenset(")}]|!'.")
@@ -65,20 +64,21 @@ def split_terms(text: str) -> list[str]:
 
 
 def _chunks(text: str) -> list[str]:
-    """The text in pieces of at most CHUNK_TERMS top-level terms, and of at
-    most the grammar's characters per call where the terms allow: sixteen
+    """The text in pieces of at most ``ANSWER.latex_chunk_terms`` top-level
+    terms, and of at most the grammar's characters per call where the terms
+    allow: sixteen
     terms with 150-digit exact coefficients are 2,800 characters, more than
     one call takes, while each of them alone is short."""
     terms = split_terms(text)
     if len(terms) > ANSWER.terms:
         raise ParseFailure("too_long", f"{len(terms)} terms (limit {ANSWER.terms})")
-    if len(terms) <= CHUNK_TERMS and len(text) <= ANSWER.latex_chunk_chars:
+    if len(terms) <= ANSWER.latex_chunk_terms and len(text) <= ANSWER.latex_chunk_chars:
         return [text]
     out: list[str] = []
     group: list[str] = []
     size = 0
     for term in terms:
-        if group and (len(group) == CHUNK_TERMS
+        if group and (len(group) == ANSWER.latex_chunk_terms
                       or size + len(term) > ANSWER.latex_chunk_chars):
             out.append(_joined(group))
             group, size = [], 0

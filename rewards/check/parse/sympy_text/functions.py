@@ -118,7 +118,7 @@ del _name, _func
 FUNCTION_NAMES = frozenset(_FUNCTIONS)
 _INTEGRAL_NAMES = frozenset({"Integral", "integrate"})
 
-# Relations only inside Piecewise conditions (at most names.MAX_PIECES pieces).
+# Relations only inside Piecewise conditions (at most ``Limits.pieces`` pieces).
 _RELATIONS: dict[type, type] = {
     ast.Lt: sympy.StrictLessThan, ast.LtE: sympy.LessThan, ast.Gt: sympy.StrictGreaterThan,
     ast.GtE: sympy.GreaterThan, ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne,

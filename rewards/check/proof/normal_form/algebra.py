@@ -13,17 +13,7 @@ from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement, PolyRing, ring
 
 from ...function_facts import CIRCULAR, HYPERBOLIC
-
-# Integer powers of a sum are expanded in full: (1+x)**10**6 would never
-# return.  Powers of one term (x**N, exp(N*x)) are sparse and cheap.
-MAX_SUM_POWER = 200
-MAX_TERM_POWER = 5000
-# Integers at most this large are split into primes for log(c) and
-# c**(p/q); larger ones stay whole (sound, merely less complete).
-MAX_FACTOR_INT = 10**12
-# Restarts of the conversion (more generator slots, wider exp units,
-# radical degrees) before giving up.
-MAX_REPLANS = 8
+from ...limits import CAPS
 
 _I_PI = sp.I * sp.pi
 
@@ -76,7 +66,7 @@ def _rational(c: QQ) -> sp.Rational:
 
 
 def _prime_factors(n: int) -> dict[int, int]:
-    return {n: 1} if n > MAX_FACTOR_INT else sp.factorint(n)
+    return {n: 1} if n > CAPS.factored_int else sp.factorint(n)
 
 
 def _split_constant_logs(expr: sp.Expr) -> sp.Expr:
@@ -103,7 +93,7 @@ def _decompose(arg: sp.Expr) -> list[tuple[sp.Rational, sp.Expr]]:
     for any arg, since exp(a+b) = exp(a) exp(b) on all of C."""
     if arg.has(sp.log):
         arg = _split_constant_logs(arg)
-    if any(p.exp.is_Integer and abs(p.exp) > MAX_SUM_POWER and p.base.is_Add
+    if any(p.exp.is_Integer and abs(p.exp) > CAPS.sum_power and p.base.is_Add
            for p in arg.atoms(sp.Pow)):
         # expand() would write out all its terms first ((1/2 + x/2000)^{2000}:
         # 2,001 of them, seconds); the algebra refuses such a power anyway.
@@ -256,7 +246,7 @@ class _Algebra:
         return _Frac(total, _den_tuple(common))
 
     def pow(self, base: _Frac, n: int) -> _Frac:
-        limit = MAX_TERM_POWER if len(base.num) <= 1 and not base.den else MAX_SUM_POWER
+        limit = CAPS.term_power if len(base.num) <= 1 and not base.den else CAPS.sum_power
         if abs(n) > limit:
             raise _Unsupported("huge_power")
         if n < 0:

@@ -12,9 +12,9 @@ from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement
 
 from ...function_facts import CIRCULAR, HYPERBOLIC
+from ...limits import CAPS
 from .algebra import (
     _I_PI,
-    MAX_REPLANS,
     _Algebra,
     _Clock,
     _decompose,
@@ -366,7 +366,7 @@ def _reduction_order(relations: dict[int, _Relation]) -> list[int]:
 
 def _normalize(residual: sp.Expr, clock: _Clock) -> tuple[_Normalizer, _Frac]:
     plan = _survey(residual, clock)
-    for _ in range(MAX_REPLANS):
+    for _ in range(CAPS.replans):
         norm = _Normalizer(plan, clock)
         try:
             return norm, norm.convert(residual)

@@ -907,7 +907,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=int, default=20)
     p.add_argument("--eval-samples", type=int, default=4,
                    help="samples per held-out problem at temperature 1 (0: greedy only)")
-    p.add_argument("--sft-steps", type=int, default=SFT["steps"])
+    p.add_argument("--sft-steps", type=int, default=None,
+                   help=f"warm-start SFT steps (default: {SFT['steps']}, 40 with --quick)")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     p.add_argument("--warm-start", type=Path, default=None,
                    help="reuse this warm-start checkpoint (from an earlier --out) instead of "
@@ -917,8 +918,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.quick:
         args.rewards, args.seeds = args.rewards[:1], args.seeds[:1]
-        args.steps, args.eval_every, args.eval_samples, args.sft_steps = 3, 3, 0, 40
+        args.steps, args.eval_every, args.eval_samples = 3, 3, 0
         args.held_out_size = 32
+    if args.sft_steps is None:
+        args.sft_steps = 40 if args.quick else SFT["steps"]
     return args
 
 

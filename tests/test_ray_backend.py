@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-ray = pytest.importorskip("ray")
-
-from rewards.offline.batch import RESULT_COLUMNS  # noqa: E402
-from rewards.offline.scoring import ScoreOptions, run_score  # noqa: E402
+from rewards.offline.batch import RESULT_COLUMNS
+from rewards.offline.scoring import ScoreOptions, run_score
 
 PROBLEMS = [("x**2", r"\frac{x^{3}}{3}", r"x^{3}"), ("sin(x)", r"-\cos x", r"\cos x"),
             ("exp(3*x)", r"\frac{e^{3x}}{3}", r"e^{3x}"), ("1/x", r"\ln|x|", r"\ln x^{2}"),
@@ -32,9 +30,13 @@ def make_rows() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def local_ray():
+    """The ``ray`` module with a local session up. Imported here, not at the
+    top: collection would make every xdist worker import Ray (about a second)
+    even when these slow tests are deselected."""
+    ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True,
              logging_level="WARNING")
-    yield
+    yield ray
     ray.shutdown()
 
 
@@ -64,10 +66,10 @@ def test_ray_backend_matches_local_backend(local_ray, tmp_path):
     assert ray_summary.verdicts["CORRECT"] == 29
     # The caller's Ray session is still up: the backend only shuts down a
     # session it started itself.
-    assert ray.is_initialized()
+    assert local_ray.is_initialized()
 
 
-def _openrlhf_0_8_task(num_cpus: int, runtime_env: dict):
+def _openrlhf_0_8_task(ray, num_cpus: int, runtime_env: dict):
     """OpenRLHF 0.8.11's file mode: RemoteRewardModel loads the file as module
     ``reward_func`` and runs ``ray.remote(reward_module.reward_func)`` per
     micro-batch. The wrapper around that call reports, from inside the task,
@@ -112,8 +114,8 @@ def test_openrlhf_file_mode_in_a_ray_task_sizes_its_pool_from_ray(local_ray, num
     batch = ([prompt + r"\boxed{x^3/3}", prompt + r"\boxed{x^3}"], [prompt, prompt],
              ["x**2", "x**2"])
     # Its own runtime env: Ray gives these tasks worker processes of their own.
-    task = _openrlhf_0_8_task(num_cpus, {"env_vars": {"PROBE_CPUS": str(num_cpus)}})
-    reports = [ray.get(task.remote(*batch), timeout=300) for _ in range(4)]
+    task = _openrlhf_0_8_task(local_ray, num_cpus, {"env_vars": {"PROBE_CPUS": str(num_cpus)}})
+    reports = [local_ray.get(task.remote(*batch), timeout=300) for _ in range(4)]
     assert all(r["rewards"] == [1.0, 0.0] for r in reports)
     assert all(r["assigned"] == num_cpus for r in reports)
     for r in reports:

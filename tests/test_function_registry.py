@@ -14,7 +14,16 @@ import sympy as sp
 
 from rewards.check import function_facts as registry
 from rewards.check.errors import ParseFailure
-from rewards.check.function_facts import FACTS, LATEX_CALLS, REGISTRY, SPELLINGS, TEXT_CALLS
+from rewards.check.function_facts import (
+    FACTS,
+    LATEX_CALLS,
+    ORDER_CALLS,
+    ORDER_SUBSCRIPTS,
+    ORDERS,
+    REGISTRY,
+    SPELLINGS,
+    TEXT_CALLS,
+)
 from rewards.check.parse.read import parse_latex_text
 from rewards.check.parse.sympy_text import parse_sympy_text
 from rewards.check.parse.sympy_text.functions import FUNCTION_NAMES
@@ -170,3 +179,86 @@ def test_slow_growth_is_a_fact_of_the_function_not_of_one_spelling(spelling, syn
 def test_fast_growth_keeps_its_bound_on_constant_arguments():
     with pytest.raises(ParseFailure):
         parse_sympy_text("sinh(10**60)")
+
+
+# --- functions with an integer order (Li_3, polylog(3, x)) -------------------
+# Every ordered function of the registry is tested from its entry alone: a new
+# Order(subscript=...) entry needs no parser edit and no new test here.
+_SUBSCRIPTED = sorted(ORDER_SUBSCRIPTS.items())
+# (form, order): None is the registry's bound for the function.
+_ORDER_FORMS = [
+    (r"\operatorname{{{name}}}_{{{n}}}(x)", None),
+    (r"\mathrm{{{name}}}_{n}(x)", 3),
+    (r"\text{{{name}}} _ {{ {n} }}\left(x\right)", 2),
+    (r"\operatorname{{{name}}}_{{{n}}} x", None),
+]
+
+
+@pytest.mark.parametrize(("form", "order"), _ORDER_FORMS)
+@pytest.mark.parametrize(("name", "cls"), _SUBSCRIPTED, ids=[n for n, _ in _SUBSCRIPTED])
+def test_an_order_written_as_a_subscript_is_the_first_argument(name, cls, form, order):
+    n = ORDERS[cls].bound if order is None else order
+    assert parse_latex_text(form.format(name=name, n=n), "x", [])[0] == cls(n, sp.Symbol("x"))
+
+
+@pytest.mark.parametrize(("name", "cls"), sorted(ORDER_CALLS.items()), ids=sorted(ORDER_CALLS))
+def test_an_order_call_means_the_same_in_both_syntaxes(name, cls):
+    x = sp.Symbol("x")
+    for latex in (rf"\operatorname{{{name}}}(3, x)", f"{name}(3, x)"):
+        assert parse_latex_text(latex, "x", [])[0] == cls(3, x), latex
+    assert parse_sympy_text(f"{name}(3, x)") == cls(3, x)
+
+
+def _order_spellings(cls: type) -> list[tuple[str, str]]:
+    """(LaTeX or "", SymPy text) calls of ``cls`` of order ``{n}``, from its
+    registry entry: its calls that take the order first (``zeta(n)``, whose
+    only argument is the order, too; not ``E1(x)``, whose order is fixed)."""
+    calls = [(name, arities) for name, (c, arities) in TEXT_CALLS.items() if c is cls]
+    text = [f"{name}({{n}}, x)" if 2 in arities else f"{name}({{n}})"
+            for name, arities in calls if 2 in arities or len(calls) == 1]
+    subscript = ORDERS[cls].subscript
+    latex = rf"\operatorname{{{{{subscript}}}}}_{{{{{{n}}}}}}(x)" if subscript else ""
+    return [(latex, t) for t in text]
+
+
+_ORDER_BOUNDS = [(cls, latex, text) for cls in ORDERS for latex, text in _order_spellings(cls)]
+
+
+@pytest.mark.parametrize(("cls", "latex", "text"), _ORDER_BOUNDS,
+                         ids=[f"{cls.__name__}-{text.split('(')[0]}" for cls, _, text in _ORDER_BOUNDS])
+def test_the_order_bound_is_the_registrys_in_both_syntaxes(cls, latex, text):
+    bound = ORDERS[cls].bound
+    at_bound = parse_sympy_text(text.format(n=bound))
+    # zeta(n) of a number is a number (zeta(20) = c*pi**20): only a call of x stays a call
+    assert _holds(at_bound, cls) if "x" in text else at_bound.is_number
+    with pytest.raises(ParseFailure) as refused:
+        parse_sympy_text(text.format(n=bound + 1))
+    assert refused.value.reason == "number_too_large"
+    if latex:
+        assert _holds(parse_latex_text(latex.format(n=bound), "x", [])[0], cls)
+        with pytest.raises(ParseFailure) as refused:
+            parse_latex_text(latex.format(n=bound + 1), "x", [])
+        assert refused.value.reason == "number_too_large"
+
+
+def _string_literals(path: Path) -> set[str]:
+    """String constants of a module, docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return {node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings}
+
+
+def test_the_latex_parser_names_no_ordered_function():
+    """The LaTeX parser reads Li_3 and polylog(3, x) from the registry, so
+    none of its modules spells an ordered function's name or subscript."""
+    names = {n for cls, order in ORDERS.items() if order.subscript
+             for n in (cls.__name__, order.subscript, *(t for t, (c, _) in TEXT_CALLS.items() if c is cls))}
+    assert names >= {"polylog", "Li"}
+    found = {f"{path.relative_to(_ROOT)}: {literal!r}"
+             for path in sorted((_ROOT / "check" / "parse" / "latex").glob("*.py"))
+             for literal in _string_literals(path)
+             if any(name in literal for name in names)}
+    assert found == set()

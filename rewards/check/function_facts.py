@@ -23,6 +23,8 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
+from .limits import ANSWER
+
 # What a breakpoint is to the expression around it: a kink or a jump
 # (KINK), a point where it blows up or is undefined (POLE), or where it
 # starts or stops being real (BOUNDARY).
@@ -78,6 +80,25 @@ class Facts:
     cut: tuple[str, Callable[[Any], bool]] | None = None
 
 
+@dataclass(frozen=True)
+class Order:
+    r"""An integer order written before the argument: ``polylog(3, x)``.
+
+    Attributes:
+        bound: the largest numeric order either parser builds: SymPy expands
+            a function of a larger one into O(n) terms with big coefficients
+            (``uppergamma(1000, x)`` takes seconds).
+        subscript: the LaTeX name that carries the order as a subscript
+            (``\operatorname{Li}_3(x)``); its SymPy-text calls are then read
+            in LaTeX too, order first (``\operatorname{polylog}(3, x)``).
+            None where LaTeX has no such spelling (or a notation of its own,
+            ``E_2(x)``, read with the hand-written calls).
+    """
+
+    bound: int = ANSWER.special_order
+    subscript: str | None = None
+
+
 # A SymPy-text arity tuple ending in ``...`` is variadic: up to the text
 # parser's own bound on the number of arguments.
 Arities = tuple[Any, ...]
@@ -104,6 +125,7 @@ class Function:
         slow_growth: grows at most like a logarithm, or is bounded: the text
             parser lets its constant arguments be large (``log(10**50)`` is
             harmless, ``sinh(10**50)`` is not).
+        order: its first argument is an integer order (:class:`Order`).
         facts: what the checker knows about it; None for functions only the
             parsers read.
     """
@@ -114,6 +136,7 @@ class Function:
     latex_letter: str | None = None
     latex_call: bool = False
     slow_growth: bool = False
+    order: Order | None = None
     facts: Facts | None = None
 
 
@@ -311,14 +334,15 @@ REGISTRY: tuple[Function, ...] = (
     Function(sp.atan2, text=(("atan2", (2,)),), slow_growth=True),
     Function(sp.gamma, text=(("gamma", (1,)),)),
     Function(sp.factorial, text=(("factorial", (1,)),)),
-    Function(sp.uppergamma, text=(("uppergamma", (2,)),), latex_call=True),
-    Function(sp.lowergamma, text=(("lowergamma", (2,)),), latex_call=True),
-    Function(sp.polylog, text=(("polylog", (2,)),)),
+    Function(sp.uppergamma, text=(("uppergamma", (2,)),), latex_call=True, order=Order()),
+    Function(sp.lowergamma, text=(("lowergamma", (2,)),), latex_call=True, order=Order()),
+    # Li_s(z): \operatorname{Li}_3(x) (Li alone is the offset logarithmic integral).
+    Function(sp.polylog, text=(("polylog", (2,)),), order=Order(subscript="Li")),
     # 2-argument (Hurwitz) zeta is left out: zeta(50, 1000) sums 999 huge
     # rationals (seconds) and never appears in elementary antiderivatives.
-    Function(sp.zeta, text=(("zeta", (1,)),)),
+    Function(sp.zeta, text=(("zeta", (1,)),), order=Order()),
     # The exponential integral E_n(x), and E1 for E_1.
-    Function(sp.expint, text=(("expint", (2,)), ("E1", (1,))), latex_call=True),
+    Function(sp.expint, text=(("expint", (2,)), ("E1", (1,))), latex_call=True, order=Order()),
     Function(sp.elliptic_k, text=(("elliptic_k", (1,)),), latex_call=True),
     Function(sp.elliptic_f, text=(("elliptic_f", (2,)),), latex_call=True),
     Function(sp.elliptic_e, text=(("elliptic_e", (1, 2)),), latex_call=True),
@@ -338,6 +362,14 @@ LATEX_LETTERS: dict[str, str] = {f.latex_letter: f.cls.__name__ for f in REGISTR
                                  if f.latex_letter}
 # Canonical name -> class, for the LaTeX reader of hand-written calls.
 LATEX_CALLS: dict[str, type] = {f.cls.__name__: f.cls for f in REGISTRY if f.latex_call}
+# Functions whose first argument is an integer order -> what bounds it.
+ORDERS: dict[type, Order] = {f.cls: f.order for f in REGISTRY if f.order is not None}
+# LaTeX names that carry an order as a subscript (Li_3) -> the function.
+ORDER_SUBSCRIPTS: dict[str, type] = {f.order.subscript: f.cls for f in REGISTRY
+                                     if f.order is not None and f.order.subscript}
+# SymPy-text calls of those functions, which LaTeX reads order first too.
+ORDER_CALLS: dict[str, type] = {name: f.cls for f in REGISTRY
+                                if f.order is not None and f.order.subscript for name, _ in f.text}
 # Every spelling, in either syntax, of a function that grows slowly.
 SLOW_GROWTH_NAMES = frozenset(name for f in REGISTRY if f.slow_growth
                               for name in (*f.names, *(n for n, _ in f.text)))
@@ -407,6 +439,7 @@ def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
 
 
 __all__ = ["BOUNDARY", "BOUNDED", "BRANCHY", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
-           "INVERSE_TRIG", "KINK", "LATEX_CALLS", "LATEX_LETTERS", "NON_ANALYTIC", "POLE",
+           "INVERSE_TRIG", "KINK", "LATEX_CALLS", "LATEX_LETTERS", "NON_ANALYTIC", "ORDERS", "ORDER_CALLS",
+           "ORDER_SUBSCRIPTS", "POLE",
            "REAL_WHERE_FINITE", "REGISTRY", "SLOW_GROWTH_NAMES", "SPELLINGS", "STEP", "TEXT_CALLS", "TRIG", "Facts",
-           "Function", "breakpoint_arguments", "cut_arguments"]
+           "Function", "Order", "breakpoint_arguments", "cut_arguments"]

@@ -23,6 +23,11 @@ CASES = [
     V("sympy-polylog-3-for-li-2-over-x", tag("polylog(3, x) + C"), "polylog(2, x)/x", "response", OK, None),
     V("polylog-li-3-for-li-3-over-x-wrong-order", r"\operatorname{Li}_{3}(x)", "polylog(3, x)/x", "latex",
       WRONG, None),
+    V("polylog-operatorname-call-3-for-li-2-over-x", r"\operatorname{polylog}(3, x)", "polylog(2, x)/x", "latex",
+      OK, None),
+    # an order above the registry's bound is refused in LaTeX as in SymPy text
+    V("polylog-li-21-above-the-bound", r"\operatorname{Li}_{21}(x)", "polylog(20, x)/x", "latex", UNP, "number_too_large"),
+    V("expint-e-21-above-the-bound", r"-E_{21}(x)", "expint(20, x)", "latex", UNP, "number_too_large"),
     # large exponents: the cost of a power of the variable does not grow with it
     V("power-2025", r"\frac{x^{2025}}{2025} + C", "x**2024", "latex", OK, None),
     V("two-powers-2015-2016", r"-\frac{(1-x)^{2015}}{2015} + \frac{(1-x)^{2016}}{2016} + C", "x*(1 - x)**2014", "latex",

@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable
 
 from ...errors import ParseFailure
-from ...function_facts import LATEX_LETTERS
+from ...function_facts import LATEX_LETTERS, ORDER_CALLS
 from ...limits import ANSWER
 from ..equation import equation_rhs
 from ..names import GREEK_VARIANTS, SUPERSCRIPT_RUN, superscript_text
-from .functions import FN_PREFIX, delimit_arguments, rename_functions
+from .functions import FN_PREFIX, delimit_arguments, order_stand_in, rename_functions
 from .scan import bracket_matches, collapse_ws, script_end
 
 # --------------------------------------------------------------------------
@@ -352,13 +352,17 @@ def _rule_roman_letter(t: str) -> str:
     return _ROMAN_LETTER.sub(lambda m: m.group(1) or m.group(2), t)
 
 
-_POLYLOG_CALL = re.compile(
-    r"(?:\\(?:operatorname|text|mathrm) ?\{ ?polylog ?\}|\\?polylog) ?\( ?(\d{1,3}) ?,")
+# polylog(3, x), \operatorname{polylog}(3, x): a call of a function with an
+# order (function_facts.ORDER_CALLS), order first, as the stand-in of Li_3(x).
+_ORDER_NAMES = "|".join(sorted(ORDER_CALLS, key=len, reverse=True))
+_ORDER_CALL = re.compile(
+    rf"(?:\\(?:operatorname|text|mathrm) ?\{{ ?({_ORDER_NAMES}) ?\}}|\\?({_ORDER_NAMES})) ?\( ?(\d{{1,3}}) ?,")
 
 
-def _rule_polylog_call(t: str) -> str:
-    return _POLYLOG_CALL.sub(
-        lambda m: r"\log_{\text{" + FN_PREFIX + "polylog" + m.group(1) + "}}(", t)
+def _rule_order_call(t: str) -> str:
+    return _ORDER_CALL.sub(
+        lambda m: r"\log_{\text{" + FN_PREFIX
+        + order_stand_in(ORDER_CALLS[m.group(1) or m.group(2)], m.group(3)) + "}}(", t)
 
 
 _GREEK_LIKE = frozenset({
@@ -520,7 +524,7 @@ _TAIL: list[tuple[str, _Rule]] = [
 _AFTER: list[tuple[str, _Rule]] = [
     ("euler_e", _rule_euler_e),
     ("roman_letter", _rule_roman_letter),
-    ("polylog_call", _rule_polylog_call),
+    ("order_call", _rule_order_call),
 ]
 _FINAL: list[tuple[str, _Rule]] = [
     ("exp_power", _rule_exp_power),

@@ -14,7 +14,9 @@ Two rewrites that run last in :func:`~rewards.check.parse.latex.canon.canonicali
 
 Which names exist and what they mean comes from the function registry
 (:data:`rewards.check.function_facts.SPELLINGS`), which the SymPy-text parser
-reads too.
+reads too; so does which names take an integer order as a subscript
+(:data:`~rewards.check.function_facts.ORDER_SUBSCRIPTS`: ``\operatorname{Li}_3``),
+whose stand-in carries the order (``FNpolylog3``, see :func:`order_stand_in`).
 """
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ import re
 
 import sympy as sp
 
-from ...function_facts import INVERSE_OF
+from ...errors import ParseFailure
+from ...function_facts import INVERSE_OF, ORDER_SUBSCRIPTS, ORDERS, TEXT_CALLS
 from ..names import FUNCTIONS
 from .scan import CMD_AT, bar_matches, bracket_matches, collapse_ws, script_end
 
@@ -48,10 +51,12 @@ _SPECIAL_NAMES = {name: f.__name__ for name, f in FUNCTIONS.items() if f not in 
 _SPECIAL_INVERSE = {f.__name__: inverse.__name__ for f, inverse in INVERSE_OF.items()
                     if f not in _NATIVE_COMMAND}
 # Bare words (no backslash) we read as functions: only unambiguous ones.
-_BARE_OK = frozenset(n for n in (*_NATIVE, *FUNCTIONS) if len(n) >= 3) | {"ln"}
+_BARE_OK = frozenset(n for n in (*_NATIVE, *FUNCTIONS, *ORDER_SUBSCRIPTS) if len(n) >= 3) | {"ln"}
 # Heads whose argument we delimit ourselves (after renaming, all functions
 # are one of these; stand-ins are \log_{...}).
 HEADS = _NATIVE | {"arsinh", "arcosh", "artanh"}
+# Each head but \log (which may take a base) -> the SymPy function it applies, by name.
+HEAD_FUNCTIONS = {h: (FUNCTIONS.get(h) or TEXT_CALLS[h][0]).__name__ for h in HEADS if h != "log"}
 # Commands that end an unparenthesised function argument.
 _ARG_STOP_CMDS = frozenset({
     "cdot", "times", "div", "pm", "mp", "quad", "qquad", "le", "leq", "ge", "geq",
@@ -68,7 +73,7 @@ _FUNC_NAME = re.compile(
     r" ?\{ ?(?P<wname>[A-Za-z]+) ?\})"
     r"|\\(?P<cmd>[A-Za-z]+)"
     r"|(?P<bare>[A-Za-z]+)")
-_LI_ORDER = re.compile(r" ?_ ?(?:\{ ?(\d{1,3}) ?\}|(\d))")
+_SUBSCRIPT_ORDER = re.compile(r" ?_ ?(?:\{ ?(\d{1,3}) ?\}|(\d))")
 _INV_POWER = re.compile(r" ?\^ ?(?:\{ ?-1 ?\}|-1)")
 _LOG_SUB = re.compile(r" ?_")
 
@@ -97,13 +102,15 @@ def rename_functions(t: str, fired: set[str]) -> str:
                 repl = "\\" + target
             if target != name:
                 fired.add("function_alias")
-        elif name in _SPECIAL_NAMES:
-            canon = _SPECIAL_NAMES[name]
-            order = _LI_ORDER.match(t, end) if canon == "Li" else None
+        elif name in _SPECIAL_NAMES or name in ORDER_SUBSCRIPTS:
+            canon = _SPECIAL_NAMES.get(name)
+            order = _SUBSCRIPT_ORDER.match(t, end) if name in ORDER_SUBSCRIPTS else None
             inv = _INV_POWER.match(t, end) if canon in _SPECIAL_INVERSE else None
             if order:
-                canon = "polylog" + (order.group(1) or order.group(2))
+                canon = order_stand_in(ORDER_SUBSCRIPTS[name], order.group(1) or order.group(2))
                 end = order.end()
+            elif canon is None:
+                continue                        # an order name without its order
             elif inv:
                 canon = _SPECIAL_INVERSE[canon]
                 end = inv.end()
@@ -120,6 +127,37 @@ def rename_functions(t: str, fired: set[str]) -> str:
         pos = end
     out.append(t[pos:])
     return collapse_ws("".join(out))
+
+
+_ORDERED = {f.__name__: f for f in ORDERS}
+_STAND_IN_ORDER = re.compile(r"([A-Za-z_]+?)(\d+)")
+
+
+def order_stand_in(func: type, order: str) -> str:
+    """The stand-in name of ``func`` of integer order ``order`` (digits):
+    ``polylog3`` for ``\\operatorname{Li}_3``, read back by :func:`read_order_stand_in`."""
+    return func.__name__ + order
+
+
+def read_order_stand_in(name: str) -> tuple[type, int] | None:
+    """``(function, order)`` for a stand-in name of a function with an order, else None.
+
+    >>> read_order_stand_in("polylog3"), read_order_stand_in("Li")
+    ((polylog, 3), None)
+    """
+    m = _STAND_IN_ORDER.fullmatch(name)
+    if m is None or m.group(1) not in _ORDERED:
+        return None
+    return _ORDERED[m.group(1)], int(m.group(2))
+
+
+def check_order(func: type, order: sp.Basic) -> None:
+    """Refuse a numeric order of ``func`` above the registry's bound for it
+    (:class:`~rewards.check.function_facts.Order`); SymPy expands a large
+    one into as many terms."""
+    bound = ORDERS[func].bound
+    if order.is_Number and abs(order) > bound:
+        raise ParseFailure("number_too_large", f"{func.__name__} of order above {bound}")
 
 
 # Commands whose arguments (braced groups) belong to the same factor.

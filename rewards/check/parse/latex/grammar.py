@@ -66,6 +66,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ...errors import MATH_ERRORS, ParseFailure, describe
+from ...function_facts import ORDER_CALLS
 from ...limits import ANSWER, LATEX_FAST_PATH
 from ..names import (
     BY_CANONICAL_NAME,
@@ -73,7 +74,7 @@ from ..names import (
 )
 from ..sympy_text import parse_sympy_text
 from .canon import canonicalize_latex
-from .functions import FN_PREFIX, HEADS
+from .functions import FN_PREFIX, HEADS, check_order, read_order_stand_in
 from .guards import (
     _INTEGRAL,
     _check_structure,
@@ -166,8 +167,11 @@ def _rebuild(e: sp.Basic, symbol: str) -> sp.Basic:
             and e.args[1].name.startswith(FN_PREFIX)):
         fname = e.args[1].name[len(FN_PREFIX):]
         arg = _rebuild(e.args[0], symbol)
-        if fname.startswith("polylog") and fname[7:].isdigit():
-            return sp.polylog(int(fname[7:]), arg)
+        ordered = read_order_stand_in(fname)
+        if ordered is not None:
+            func, order = ordered
+            check_order(func, sp.Integer(order))
+            return func(order, arg)
         func = BY_CANONICAL_NAME.get(fname)
         if func is None:
             raise ParseFailure("latex_error", f"unknown function {fname}")
@@ -175,8 +179,10 @@ def _rebuild(e: sp.Basic, symbol: str) -> sp.Basic:
     args = [_rebuild(a, symbol) for a in e.args]
     if isinstance(e, AppliedUndef):
         name = _undef_name(e)
-        if name == "polylog" and len(args) == 2:
-            return sp.polylog(*args)
+        ordered_call = ORDER_CALLS.get(name)
+        if ordered_call is not None and len(args) == 2:
+            check_order(ordered_call, args[0])
+            return ordered_call(*args)
         func = FUNCTIONS.get(name)
         if func is not None and len(args) == 1:
             return _apply(func, args)

@@ -37,8 +37,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ...errors import ParseFailure
-from ...function_facts import LATEX_CALLS, LATEX_LETTERS
+from ...function_facts import LATEX_CALLS, LATEX_LETTERS, ORDERS
 from ...limits import ANSWER
+from .functions import check_order
 from .scan import split_top
 
 PLACEHOLDER = r"\Omega_{{{}}}"
@@ -321,9 +322,7 @@ def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:
         lower = [parse(b) for b in _split_top(call.args[1], ",") if b]
         return sp.hyper(upper, lower, parse(call.args[2]))
     args = [parse(a) for a in call.args]
-    if call.name in ("uppergamma", "lowergamma"):
-        order = args[0]
-        if order.is_Number and abs(order) > ANSWER.special_order:
-            raise ParseFailure("number_too_large",
-                               f"incomplete gamma of order above {ANSWER.special_order}")
-    return LATEX_CALLS[call.name](*args)
+    func = LATEX_CALLS[call.name]
+    if func in ORDERS:
+        check_order(func, args[0])
+    return func(*args)

@@ -32,18 +32,12 @@ import re
 from ...function_facts import INVERSE_OF
 from ...limits import ANSWER
 from ..names import BY_CANONICAL_NAME
-from .functions import FN_PREFIX
+from .functions import FN_PREFIX, HEAD_FUNCTIONS, read_order_stand_in
 
 _TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|\\([A-Za-z]+)|(\S))")
 
 # Heads the canonical text applies as \head{ARG}, by Python name.
-_HEADS = {
-    "sin": "sin", "cos": "cos", "tan": "tan", "csc": "csc", "sec": "sec", "cot": "cot",
-    "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
-    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arccsc": "acsc", "arcsec": "asec",
-    "arccot": "acot", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
-    "arsinh": "asinh", "arcosh": "acosh", "artanh": "atanh", "exp": "exp", "ln": "log",
-}
+_HEADS = HEAD_FUNCTIONS
 # f^{-1} is the inverse function for these (as the grammar reads it).
 _INVERSE = {f.__name__: inverse.__name__ for f, inverse in INVERSE_OF.items()
             if f.__name__ in _HEADS}
@@ -236,8 +230,9 @@ class _Reader:
             base = self.log_base()
             if base.startswith(FN_PREFIX):
                 canonical = base[len(FN_PREFIX):]
-                if canonical.startswith("polylog") and canonical[7:].isdigit():
-                    name, base = f"polylog({canonical[7:]},", None
+                ordered = read_order_stand_in(canonical)
+                if ordered is not None:
+                    name, base = f"{ordered[0].__name__}({ordered[1]},", None
                 elif canonical in BY_CANONICAL_NAME:
                     name, base = canonical, None
                 else:

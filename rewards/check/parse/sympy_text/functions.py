@@ -7,7 +7,7 @@ import ast
 import sympy
 
 from ...errors import ParseFailure
-from ...function_facts import SPELLINGS, TEXT_CALLS
+from ...function_facts import ORDERS, SPELLINGS, TEXT_CALLS
 from ...limits import ANSWER
 from .guards import _HALF, _NEG_ONE, _THIRD, _bound_numeric_arg
 
@@ -53,7 +53,7 @@ def _bounded(func, limit, what):
 
 def _polylog(b, args):
     s, z = args
-    _bound_numeric_arg(s, ANSWER.special_order, "polylog")
+    _bound_numeric_arg(s, ORDERS[sympy.polylog].bound, "polylog")
     # polylog's eval calls z.equals(1), i.e. simplify(z - 1): arbitrary work
     # for an adversarial constant z. Only a rational z is evaluated.
     return sympy.polylog(s, z, evaluate=bool(z.is_Rational and not s.free_symbols))
@@ -82,13 +82,13 @@ _GUARDED: dict[str, object] = {
     "root": lambda b, a: b.pow(a[0], b.pow(a[1], _NEG_ONE)),
     "gamma": _bounded(sympy.gamma, ANSWER.factorial_arg, "gamma"),
     "factorial": _bounded(sympy.factorial, ANSWER.factorial_arg, "factorial"),
-    "uppergamma": _bounded(sympy.uppergamma, ANSWER.special_order, "uppergamma"),
-    "lowergamma": _bounded(sympy.lowergamma, ANSWER.special_order, "lowergamma"),
     "polylog": _polylog,
-    "zeta": _bounded(sympy.zeta, ANSWER.special_order, "zeta"),
-    "expint": _bounded(sympy.expint, ANSWER.special_order, "expint"),
     "E1": lambda b, a: _apply(sympy.expint, [sympy.Integer(1), a[0]]),
 }
+# Every other call of a function with an order (uppergamma(n, x), zeta(n),
+# expint(n, x)): its order bounded as the registry says.
+_GUARDED.update({name: _bounded(cls, ORDERS[cls].bound, name) for name, (cls, _) in TEXT_CALLS.items()
+                 if cls in ORDERS and name not in _GUARDED})
 
 
 def _arities(declared) -> frozenset:

@@ -36,6 +36,8 @@ Modules (what each measures; its command):
                   adjudication of the keys that are not antiderivatives; ``answer-keys``
     verl_matrix   verl's releases through their own loaders (the version table of
                   docs/integrations.md); ``verl-matrix``
+    trip          one completion's trip through the reward: files and calls of rewards/
+                  entered, parent and worker, bytes across the boundary; ``trip``
     corpora       loading the data sets, rendering answers, mutation operators,
                   high-precision verification of rewrites and mutants (shared)
     peers         TRL accuracy_reward, reasoning-gym, RLVE numeric, LADDER-style,

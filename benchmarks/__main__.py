@@ -1,5 +1,5 @@
 """``python -m benchmarks {accuracy,soundness,families,throughput,concurrency,serve,serve-faults,
-soak,mitbee,latex-parse,answer-keys,verl-matrix}``
+soak,mitbee,latex-parse,answer-keys,verl-matrix,trip}``
 from the repository root."""
 from __future__ import annotations
 
@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
                         description=verl_matrix.__doc__.splitlines()[0])
     verl_matrix.add_arguments(vm)
     vm.set_defaults(func=verl_matrix.main)
+    from . import trip
+
+    tp = sub.add_parser("trip", help="one completion's trip: files, calls, bytes per crossing",
+                        description=trip.__doc__.splitlines()[0])
+    trip.add_arguments(tp)
+    tp.set_defaults(func=trip.main)
     return parser
 
 

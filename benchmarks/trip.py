@@ -68,6 +68,17 @@ class Trip:
         self.sides: dict[str, set[str]] = {"parent": set(), "worker": set()}
         self.functions: set[tuple[str, str]] = set()
         self.conversions = 0
+        self.deepest: list[str] = []
+        self.hops_to_stages: int | None = None
+
+    def _chain(self, frame: Any) -> list[str]:
+        chain = []
+        while frame is not None:
+            path = self._ours(frame)
+            if path is not None:
+                chain.append(f"{path[len('rewards/'):]}:{frame.f_code.co_qualname}")
+            frame = frame.f_back
+        return chain[::-1]
 
     def _ours(self, frame: Any) -> str | None:
         name = frame.f_code.co_filename
@@ -83,11 +94,16 @@ class Trip:
             self.depth -= 1
             return
         self.depth += 1
-        self.max_depth = max(self.max_depth, self.depth)
+        if self.depth > self.max_depth:
+            self.max_depth = self.depth
+            self.deepest = self._chain(frame)
         self.calls += 1
         self.files.add(path)
         self.sides[self.side].add(path)
         qualname = frame.f_code.co_qualname
+        if self.hops_to_stages is None and qualname == "_stages" \
+                and path == "rewards/check/pipeline.py":
+            self.hops_to_stages = len(self._chain(frame))
         self.functions.add((path, qualname))
         if qualname in ("CheckResult.to_dict", "CheckResult.from_dict"):
             self.conversions += 1
@@ -131,7 +147,7 @@ def measure(case: tuple[str, str, str]) -> dict[str, Any]:
             "crossings": trip.crossings, "depth": trip.max_depth,
             "conversions": trip.conversions, "tasks": executor.tasks,
             "sent": executor.sent, "received": executor.received,
-            "file_list": sorted(trip.files)}
+            "deepest": trip.deepest, "hops": trip.hops_to_stages, "file_list": {side: sorted(files) for side, files in trip.sides.items()}}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -146,14 +162,16 @@ def main(args: argparse.Namespace) -> int:
         m = measure(case)
         rows.append([m["case"], m["verdict"], m["files"], m["parent"], m["worker"],
                      m["functions"], m["calls"],
-                     m["crossings"], m["depth"], m["conversions"], m["tasks"], m["sent"],
+                     m["crossings"], m["hops"], m["depth"], m["conversions"], m["tasks"], m["sent"],
                      m["received"]])
-        lists.append((m["case"], m["file_list"]))
+        lists.append((m["case"], m["file_list"], m["deepest"]))
     print(markdown_table(["completion", "verdict", "files entered", "in the parent",
                           "in the worker", "functions", "calls",
-                          "calls across files", "deepest stack", "CheckResult<->dict",
+                          "calls across files", "hops to the stages", "deepest stack", "CheckResult<->dict",
                           "tasks", "bytes sent", "bytes back"], rows))
     if args.files:
-        for name, files in lists:
-            print(f"\n{name}: {len(files)} files\n  " + "\n  ".join(files))
+        for name, sides, deepest in lists:
+            print(f"\n{name}, the deepest stack: " + " > ".join(deepest))
+            for side, files in sides.items():
+                print(f"\n{name}, {side}: {len(files)} files\n  " + "\n  ".join(files))
     return 0

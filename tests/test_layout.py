@@ -129,6 +129,7 @@ CHECK_STEPS = (
     ("rewards.check.extract",),
     ("rewards.check.proof", "rewards.check.evidence"),
     ("rewards.check.request",),
+    ("rewards.check.job",),
     ("rewards.check.context",),
     ("rewards.check.prepare",),
     ("rewards.check.memo",),

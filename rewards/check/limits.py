@@ -264,6 +264,8 @@ class Caps:
     # Integrands a reward has warned about (several free symbols, none given):
     # once each, up to this many.
     warned_integrands: int = 10_000
+    # Check requests a reward keeps, one per variable (a dataset names a handful).
+    requests_by_variable: int = 1024
     # Candidates an extraction lists in its dict and its explanation.
     listed_candidates: int = 16
     # Expressions up to this many nodes are printed whole (about 500 characters).

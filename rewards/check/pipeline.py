@@ -3,7 +3,7 @@
 Symbolic-first: differentiate the candidate with SymPy and compare it with
 the integrand, through stages that each leave a record, in this order:
 
-    candidate_extract | candidate_ingest  (prepare.ingest: the answer, no variable yet)
+    candidate_extract (job: a whole response) | candidate_ingest  (prepare.ingest)
     -> symbol -> integrand_parse -> candidate_parse   (prepare.variable, prepare.ingest)
     -> constants / residual_symbols -> normalize      (prepare.constants, prepare.real)
     -> differentiate -> differentiable -> residual_symbols   (prepare.derivative)
@@ -17,6 +17,7 @@ and never raises: bad input is a verdict with a reason (:mod:`.context`).
 """
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +27,7 @@ import sympy as sp
 from .context import Check
 from .errors import strict_mode
 from .evidence.gather import Evidence, Pair
+from .job import build_job
 from .limits import CAPS
 from .memo import JudgementMemo
 from .prepare.constants import constants_stage
@@ -56,13 +58,15 @@ _SYMBOLIC_SHARE = 0.75
 def check_antiderivative(candidate: str | sp.Expr, integrand: str | sp.Expr,
                          request: CheckRequest | None = None, *,
                          input_kind: InputKind = "latex", alternatives: Sequence[str] = (),
-                         memo: JudgementMemo | None = None, **options: Any) -> CheckResult:
+                         memo: JudgementMemo | None = None,
+                         extraction: StageRecord | None = None, **options: Any) -> CheckResult:
     r"""Decide whether ``candidate`` is an antiderivative of ``integrand``.
 
     Args:
         candidate: the model's answer, read as ``input_kind`` says:
-            ``response`` (raw model output: the final answer is extracted
-            under the request's answer policy, then read as its
+            ``response`` (raw model output: read as the job
+            :func:`~rewards.check.job.build_job` makes of it, its final answer
+            extracted under the request's answer policy and read as its
             ``answer_syntax``), ``extracted`` (the output of that extraction:
             read as is, the policy is not applied twice), ``latex``,
             ``sympy`` or ``auto`` (an answer given alone: the policy's hedge
@@ -76,6 +80,8 @@ def check_antiderivative(candidate: str | sp.Expr, integrand: str | sp.Expr,
             ``hedged``). A response's own alternatives are found by extraction.
         memo: a worker's :class:`~rewards.check.memo.JudgementMemo`: the
             verdict of an earlier answer with the same derivative is reused.
+        extraction: for an ``extracted`` candidate, the ``candidate_extract``
+            record of the extraction that produced it; the result's first stage.
         **options: :class:`CheckRequest` fields overriding ``request``
             (``symbol``, ``timeout_s``, ``answer_syntax``, ...), and
             ``box_policy`` / ``math_fallback`` for its answer policy.
@@ -96,9 +102,17 @@ def check_antiderivative(candidate: str | sp.Expr, integrand: str | sp.Expr,
     'hedged'
     """
     check = Check.start(CheckRequest.build(request, **options))
+    if input_kind == "response" and not isinstance(candidate, sp.Expr):
+        job = build_job(candidate, integrand, check.request)
+        if isinstance(job, CheckResult):
+            return job
+        input_kind, candidate, extraction = "extracted", job.answer, job.extraction
+        alternatives = (*alternatives, *job.alternatives)
+    if extraction is not None:
+        check.stages.append(extraction)
     others = list(alternatives)
-    result = check.guarded(lambda: _stages(check, candidate, integrand, input_kind, others,
-                                           memo))
+    result = check.guarded(functools.partial(_stages, check, candidate, integrand, input_kind,
+                                             others, memo))
     if not others or result.verdict in (Verdict.TIMEOUT, Verdict.CHECKER_ERROR):
         return result
     # A response's other answers were extracted under the policy too.
@@ -114,7 +128,6 @@ def check_antiderivative(candidate: str | sp.Expr, integrand: str | sp.Expr,
 def _stages(check: Check, candidate: Any, integrand: Any, input_kind: InputKind,
             others: list[str], memo: JudgementMemo | None) -> CheckResult:
     ingested = ingest_candidate(check, candidate, input_kind)
-    others.extend(ingested.alternatives)
     variable_stage(check, integrand)
     integrand_expr = read_integrand(check, integrand)
     answer = read_candidate(check, ingested, integrand_expr)

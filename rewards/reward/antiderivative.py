@@ -1,9 +1,10 @@
 """The GRPO reward callable: completions in, one float (or None) each out.
 
 Data flows one way: completion -> concurrent calls merged into one batch
-(:mod:`.batcher`) -> extract (here, in this process: cheap, and it lets
-identical answers be checked once) -> dedup + cache -> parse and check
-(in worker processes, :mod:`.pool`) -> verdict -> reward (:mod:`.shaping`)
+(:mod:`.batcher`) -> the job (:func:`~rewards.check.job.build_job`, here, in
+this process: cheap, and it lets identical answers be checked once) -> dedup
++ cache -> parse and check (in worker processes, :mod:`.pool`; results come
+back and are cached in one wire form) -> verdict -> reward (:mod:`.shaping`)
 -> trace (:mod:`.trace`) + metrics (:mod:`.metrics`).
 
 >>> from rewards import AntiderivativeReward
@@ -26,15 +27,15 @@ from typing import Any
 
 import yaml
 
-from ..check.extract.stage import extract_stage
+from ..check.job import Job, build_job, cache_entry, job_result
 from ..check.limits import CAPS
-from ..check.parse import without_integration_constant
-from ..check.result import CheckResult, StageRecord, Verdict
+from ..check.request import CheckRequest
+from ..check.result import CheckResult, Verdict
 from .batcher import Batcher
 from .config import RewardConfig
 from .metrics import batch_metrics
 from .outcome import Outcome, completion_text, logged_columns
-from .pool import CheckPool, Job, failure_result
+from .pool import CheckPool, failure_result
 from .shaping import RewardShaping
 from .sinks import send_to_trl_async
 from .trace import TraceWriter, should_trace, trace_record
@@ -96,13 +97,15 @@ class AntiderivativeReward:
     def _setup_runtime(self) -> None:
         cfg = self.config
         self._lock = threading.Lock()
+        # Job -> its result in the wire form, less the extraction (check.job.cache_entry).
         self._cache: OrderedDict[Job, dict] = OrderedDict()
         self._pool = CheckPool(cfg, check_fn=self._check_fn)
         self._batcher = Batcher(self._score_batch, expired=self._expired,
                                 budget_s=self._pool.call_budget, cancel=self._pool.cancel)
         # The one request every check gets: its answer policy is applied
-        # here, once, by extract_stage; the workers only parse and judge.
+        # here, once, by build_job; the workers only parse and judge.
         self._request = self._pool.request
+        self._requests: dict[str | None, CheckRequest] = {}
         self._trace = (TraceWriter(cfg.trace_path, cfg.trace_max_bytes, cfg.trace_backups)
                        if cfg.trace_path else None)
         self._batch_index = itertools.count(1)
@@ -236,14 +239,19 @@ class AntiderivativeReward:
                                               else f" and {len(symbols)} symbols"))
         return completions, integrands, list(symbols) if symbols is not None else [None] * n
 
-    def _score_batch(self, completions, integrands, symbols) -> list[Outcome]:
-        with self._lock:  # one batch at a time per object: the pool is not re-entrant
-            return self._score_locked(completions, integrands, symbols)
-
     def _symbol(self, symbol: Any) -> str | None:
         """A row's variable: its own, else the configured one, else ``None``
         (the checker infers it from the integrand)."""
         return key_text(symbol) or self.config.symbol
+
+    def _request_for(self, symbol: str | None) -> CheckRequest:
+        # One request per variable, built (and validated) once, not per row.
+        request = self._requests.get(symbol)
+        if request is None:
+            if len(self._requests) >= CAPS.requests_by_variable:
+                self._requests.clear()
+            request = self._requests[symbol] = self._request.replace(symbol=symbol)
+        return request
 
     def _expired(self, completions, integrands, symbols) -> list[Outcome]:
         # A call past its own bound (the batch it waited on ran long): TIMEOUT,
@@ -259,63 +267,60 @@ class AntiderivativeReward:
             outcomes.append(self._outcome(result, None, str(integrand), symbol))
         return outcomes
 
-    def _score_locked(self, completions, integrands, symbols) -> list[Outcome]:
-        cfg = self.config
-        outcomes: list[Outcome | None] = [None] * len(completions)
-        extract_stages: dict[int, StageRecord] = {}
-        jobs: dict[int, Job] = {}
-        answers: dict[int, str] = {}
-        for i, (completion, integrand, symbol) in enumerate(
-                zip(completions, integrands, symbols, strict=True)):
-            symbol, integrand = self._symbol(symbol), key_text(integrand)
-            if integrand is None:
-                outcomes[i] = Outcome(False, None, None, None, None, symbol)
-                continue
-            extracted = extract_stage(completion_text(completion), self._request.answer_policy)
-            if isinstance(extracted, CheckResult):
-                outcomes[i] = self._outcome(extracted, None, integrand, symbol)
-                continue
-            extract_stages[i] = extracted.record
-            answers[i] = extracted.answer
-            # F and F + C have one derivative, so one verdict: checked once.
-            jobs[i] = Job(without_integration_constant(extracted.answer, symbol), integrand,
-                          symbol, extracted.alternatives)
+    def _score_batch(self, completions, integrands, symbols) -> list[Outcome]:
+        with self._lock:  # one batch at a time per object: the pool is not re-entrant
+            cfg = self.config
+            outcomes: list[Outcome | None] = [None] * len(completions)
+            jobs: dict[int, Job] = {}
+            for i, (completion, integrand, symbol) in enumerate(
+                    zip(completions, integrands, symbols, strict=True)):
+                symbol, integrand = self._symbol(symbol), key_text(integrand)
+                if integrand is None:
+                    outcomes[i] = Outcome(False, None, None, None, None, symbol)
+                    continue
+                job = build_job(completion_text(completion), integrand, self._request_for(symbol))
+                if isinstance(job, CheckResult):
+                    outcomes[i] = self._outcome(job, None, integrand, symbol)
+                    continue
+                jobs[i] = job
 
-        # Dedup within the batch and across batches: GRPO groups repeat answers.
-        unique: dict[Job, list[int]] = {}
-        for i, job in jobs.items():
-            unique.setdefault(job, []).append(i)
-        hits: dict[Job, dict] = {}
-        for job in unique:
-            if job in self._cache:
-                self._cache.move_to_end(job)
-                hits[job] = self._cache[job]
-        # Jobs of one integrand side by side: a chunk then shares its parsed
-        # integrand, and a worker's memo sees F and F + C together. A row
-        # without a variable (None: inferred by the checker) sorts before named ones.
-        misses = sorted((job for job in unique if job not in hits),
-                        key=lambda job: (job.integrand, job.symbol is not None, job.symbol or ""))
-        fresh = dict(zip(misses, (r.to_dict() for r in self._pool.run(misses)), strict=True))
-        for job, raw in fresh.items():
-            # Deadline outcomes depend on load, not on the answer: don't cache.
-            if raw["verdict"] not in (Verdict.TIMEOUT.value, Verdict.CHECKER_ERROR.value):
-                self._cache[job] = raw
-        while len(self._cache) > max(0, int(cfg.cache_size)):
-            self._cache.popitem(last=False)
+            # Dedup within the batch and across batches: GRPO groups repeat
+            # answers (F and F + C are one job).
+            unique: dict[Job, list[int]] = {}
+            for i, job in jobs.items():
+                unique.setdefault(job, []).append(i)
+            hits: dict[Job, dict] = {}
+            for job in unique:
+                if job in self._cache:
+                    self._cache.move_to_end(job)
+                    hits[job] = self._cache[job]
+            # Jobs of one integrand side by side: a chunk then shares its parsed
+            # integrand, and a worker's memo sees F and F + C together. A row
+            # without a variable (None: inferred by the checker) sorts before named ones.
+            misses = sorted((job for job in unique if job not in hits),
+                            key=lambda job: (job.integrand, job.symbol is not None, job.symbol or ""))
+            fresh = dict(zip(misses, self._pool.run_wire(misses), strict=True))
+            for job, raw in fresh.items():
+                # Deadline outcomes depend on load, not on the answer: don't cache.
+                if raw["verdict"] not in (Verdict.TIMEOUT.value, Verdict.CHECKER_ERROR.value):
+                    key, entry = cache_entry(job, raw)
+                    self._cache[key] = entry
+            while len(self._cache) > max(0, int(cfg.cache_size)):
+                self._cache.popitem(last=False)
 
-        seen_fresh: set[Job] = set()
-        for job, indices in unique.items():
-            raw = fresh.get(job) or hits[job]
-            for i in indices:
-                result = CheckResult.from_dict(raw)
-                result.stages.insert(0, extract_stages[i])
-                # Only the first occurrence of a freshly checked answer paid
-                # for the check; the rest are dedup/cache hits.
-                cached = job in hits or job in seen_fresh
-                seen_fresh.add(job)
-                outcomes[i] = self._outcome(result, answers[i], job.integrand, job.symbol, cached)
-                self._warn_if_ambiguous(result, job.integrand)
-        return outcomes  # type: ignore[return-value]
+            seen_fresh: set[Job] = set()
+            for job, indices in unique.items():
+                raw = fresh.get(job) or hits[job]
+                for i in indices:
+                    result = job_result(jobs[i], raw)
+                    # Only the first occurrence of a freshly checked answer paid
+                    # for the check; the rest are dedup/cache hits.
+                    cached = job in hits or job in seen_fresh
+                    seen_fresh.add(job)
+                    outcomes[i] = self._outcome(result, jobs[i].extracted, job.integrand,
+                                                job.symbol, cached)
+                    self._warn_if_ambiguous(result, job.integrand)
+            return outcomes  # type: ignore[return-value]
 
     def _warn_if_ambiguous(self, result: CheckResult, integrand: str) -> None:
         # A row with several free symbols and no variable: the checker chose

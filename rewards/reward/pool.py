@@ -32,29 +32,18 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import loky.reusable_executor
 from loky import get_reusable_executor
 from loky.process_executor import BrokenProcessPool, ShutdownExecutorError
 
+from ..check.job import Job
 from ..check.request import CheckRequest
 from ..check.result import CheckResult, StageRecord, Verdict
 from .config import RewardConfig
 
 logger = logging.getLogger(__name__)
-
-
-class Job(NamedTuple):
-    """One check: the answer as extracted under the request's policy, the
-    integrand and variable (``None``: inferred from the integrand), and the
-    response's other final answers, which must agree with it (usually none).
-    A plain ``(answer, integrand, symbol)`` tuple is a job too."""
-
-    answer: str
-    integrand: str
-    symbol: str | None
-    alternatives: tuple[str, ...] = ()
 
 
 # BLAS/OpenMP threads inside a checker worker only fight the other workers.
@@ -253,9 +242,9 @@ _MEMO = None
 
 def _check_chunk(jobs: list[Job], request: CheckRequest,
                  check_fn: Callable[..., CheckResult] | None = None) -> tuple[list[dict], dict]:
-    """Runs in a worker: each job's answer was extracted under
-    ``request.answer_policy`` in the parent, so it is checked as
-    ``extracted`` (the policy is never applied twice)."""
+    """Runs in a worker: each job judged whole (its answer as extracted, so the
+    policy is not applied twice; its extraction record first), each result in
+    the wire form (:meth:`CheckResult.to_dict`) the parent keeps."""
     global _MEMO
     if check_fn is None:
         from ..check import JudgementMemo, check_antiderivative
@@ -265,9 +254,9 @@ def _check_chunk(jobs: list[Job], request: CheckRequest,
         check_fn = check_antiderivative
     out = []
     for job in jobs:
-        job = Job(*job)
         result = check_fn(job.answer, job.integrand, request.replace(symbol=job.symbol),
-                          input_kind="extracted", alternatives=job.alternatives, memo=_MEMO)
+                          input_kind="extracted", alternatives=job.alternatives, memo=_MEMO,
+                          extraction=job.extraction)
         out.append(result.to_dict())
     return out, {"pid": os.getpid(), "rss_mb": _rss_mb()}
 
@@ -287,6 +276,14 @@ def failure_result(verdict: Verdict, stage: str, reason: str, **data: Any) -> Ch
     return CheckResult(verdict, stage, [StageRecord(stage, status="fail", data={"reason": reason,
                                                                                  **data})],
                        {"reason": reason, **data})
+
+
+def _whole(job: Job, result: CheckResult) -> dict:
+    """A failure the pool reported for ``job`` (no worker did), in the wire
+    form and opening with the job's extraction, like a worker's result."""
+    if job.extraction is not None:
+        result.stages.insert(0, job.extraction)
+    return result.to_dict()
 
 
 # -- the host's side: no pool outlives its process or crosses a fork ---------
@@ -453,8 +450,15 @@ class CheckPool:
 
     # -- the run loop ------------------------------------------------------
     def run(self, jobs: list[Job]) -> list[CheckResult]:
-        """Check every job; always returns len(jobs) results."""
-        results: list[CheckResult | None] = [None] * len(jobs)
+        """Check every job; always returns len(jobs) results. A plain
+        ``(answer, integrand, symbol)`` tuple is a job too."""
+        return [CheckResult.from_dict(raw) for raw in self.run_wire(jobs)]
+
+    def run_wire(self, jobs: list[Job]) -> list[dict]:
+        """:meth:`run`, each result in the wire form the workers return
+        (:meth:`CheckResult.to_dict`), which the reward caches as is."""
+        jobs = [job if isinstance(job, Job) else Job(*job) for job in jobs]
+        results: list[CheckResult | dict | None] = [None] * len(jobs)
         if not jobs:
             return []
         self._cancelled.clear()
@@ -502,7 +506,7 @@ class CheckPool:
                         continue
                     self.stats.worker_rss_mb[info["pid"]] = info["rss_mb"]
                     for i, raw in zip(task.indices, out, strict=False):
-                        results[i] = CheckResult.from_dict(raw)
+                        results[i] = raw
                 self._promote(inflight)
                 if broken:
                     self._on_crash(broken, inflight, pending, suspects, strikes, results)
@@ -525,7 +529,8 @@ class CheckPool:
                 if value is None:
                     results[i] = failure_result(Verdict.TIMEOUT, "watchdog", reason,
                                                 budget_s=round(call_budget, 1))
-        return results  # type: ignore[return-value]
+        return [raw if isinstance(raw, dict) else _whole(job, raw)  # type: ignore[arg-type]
+                for job, raw in zip(jobs, results, strict=True)]
 
     def _chunk_for(self, n: int) -> int:
         # Small batches: one sample per task so every worker gets work.
@@ -547,7 +552,7 @@ class CheckPool:
         singles = min(n, 2 * self.workers) if chunk > 1 else 0
         groups: dict[tuple, list[int]] = {}
         for i, job in enumerate(jobs):
-            groups.setdefault((job[1], job[2]), []).append(i)
+            groups.setdefault((job.integrand, job.symbol), []).append(i)
         order = [i for members in groups.values() for i in members]
         head, tail = order[:n - singles], order[n - singles:]
         in_head = set(head)

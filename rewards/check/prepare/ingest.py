@@ -1,5 +1,5 @@
-"""Both texts in: the answer extracted (or taken as given) and parsed, the
-integrand parsed. Stages ``candidate_extract`` / ``candidate_ingest``,
+"""Both texts in: the answer (extracted by its job, or taken as given) and
+parsed, the integrand parsed. Stages ``candidate_ingest``,
 ``integrand_parse`` and ``candidate_parse``."""
 from __future__ import annotations
 
@@ -13,24 +13,21 @@ import sympy as sp
 from ..context import Check
 from ..errors import ParseFailure
 from ..extract import answer_flags
-from ..extract.stage import extract_stage
 from ..parse import parse_answer, parse_integrand
-from ..result import CheckResult, Shown, Verdict, safe_text, show
+from ..result import Shown, Verdict, safe_text, show
 
 # What a candidate is: a whole response (its answer is extracted under the
-# request's policy), an answer already extracted under that policy (the
-# reward's workers), an answer given alone in a syntax, or a SymPy Expr.
+# request's policy, by rewards.check.job), an answer already extracted under
+# that policy (a job's), an answer given alone in a syntax, or a SymPy Expr.
 InputKind = Literal["response", "extracted", "auto", "latex", "sympy", "expr"]
 
 
 @dataclass(frozen=True)
 class Ingested:
-    """The answer once ingested: text and the syntax to read it in (or an
-    Expr), and the response's other final answers that must agree."""
+    """The answer once ingested: text and the syntax to read it in (or an Expr)."""
 
     value: str | sp.Expr
     syntax: str
-    alternatives: tuple[str, ...] = ()
 
 
 def ingest_candidate(check: Check, candidate: Any, input_kind: InputKind) -> Ingested:
@@ -42,16 +39,9 @@ def ingest_candidate(check: Check, candidate: Any, input_kind: InputKind) -> Ing
                                                     f"{type(candidate).__name__}")
         check.record("candidate_ingest", kind="expr", out=Shown(candidate))
         return Ingested(candidate, "expr")
-    if input_kind == "response":
-        extracted = extract_stage(candidate, request.answer_policy)
-        if isinstance(extracted, CheckResult):
-            check.stages.extend(extracted.stages)
-            check.decide(extracted.verdict, **extracted.detail)
-        check.stages.append(extracted.record)
-        return _text(Ingested(extracted.answer, request.answer_syntax,
-                               extracted.alternatives))
+    # A whole response arrives here extracted ("extracted"): its job
+    # (rewards.check.job.build_job) applied the policy once, never again here.
     if input_kind == "extracted":
-        # Extraction applied the policy once, where it ran: never again here.
         return _text(Ingested(candidate, request.answer_syntax))
     if isinstance(candidate, str):
         # An answer given alone gets the policy's hedge and qualifier rules:

@@ -64,6 +64,10 @@ class Facts:
             the argument crosses the branch cut, and whether a value of the
             argument with that part 0 lies on the cut (``\\ln w``: the
             imaginary part, with ``Re w < 0``).
+        log_form: the function of ``u`` as logarithms and radicals, equal to
+            SymPy's principal value at every real ``u`` where it is real, on
+            both sides of +-1 (the normal-form proof's rewrite of inverse
+            functions; tests/test_normal_form.py checks each one).
     """
 
     family: str
@@ -78,6 +82,7 @@ class Facts:
     bounded: bool = False
     breaks: Breaks | None = None
     cut: tuple[str, Callable[[Any], bool]] | None = None
+    log_form: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -218,15 +223,15 @@ REGISTRY: tuple[Function, ...] = (
                          mpmath=mp.csch, inverse=sp.acsch, breaks=_at(POLE))),
     # --- inverses: real on part of the line, branch cuts off it ----------------
     Function(sp.asin, ("asin", "arcsin"),
-             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.asin, branchy=True,
+             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.asin, log_form=lambda u: -sp.I * sp.log(sp.I * u + sp.sqrt(1 - u ** 2)), branchy=True,
                          cut=_CUT_OUTSIDE_UNIT,
                          breaks=_unit_bounds)),
     Function(sp.acos, ("acos", "arccos"),
-             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, branchy=True,
+             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, log_form=lambda u: sp.pi / 2 + sp.I * sp.log(sp.I * u + sp.sqrt(1 - u ** 2)), branchy=True,
                          cut=_CUT_OUTSIDE_UNIT,
                          breaks=_unit_bounds)),
     Function(sp.atan, ("atan", "arctan", "arctg"), slow_growth=True,
-             facts=Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, branchy=True, bounded=True,
+             facts=Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, log_form=lambda u: sp.I / 2 * (sp.log(1 - sp.I * u) - sp.log(1 + sp.I * u)), branchy=True, bounded=True,
                          cut=_CUT_IMAGINARY_OUTSIDE)),
     # SymPy's acot is odd (acot(-u) = -acot(u), as in Mathematica and
     # mpmath): it jumps from -pi/2 to pi/2 where its argument crosses 0, and
@@ -234,25 +239,25 @@ REGISTRY: tuple[Function, ...] = (
     # reads the function it parsed, so both the value and the jump are its.
     Function(sp.acot, ("acot", "arccot"), slow_growth=True,
              facts=Facts("inverse_circular", real_where_finite=True,
-                         mpmath=mp.acot, branchy=True, bounded=True,
+                         mpmath=mp.acot, log_form=lambda u: sp.I / 2 * (sp.log(1 - sp.I / u) - sp.log(1 + sp.I / u)), branchy=True, bounded=True,
                          cut=_CUT_IMAGINARY_INSIDE, breaks=_at(KINK))),
     Function(sp.asec, ("asec", "arcsec"),
-             facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec,
+             facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec, log_form=lambda u: sp.pi / 2 + sp.I * sp.log(sp.I / u + sp.sqrt(1 - 1 / u ** 2)),
                          branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
     Function(sp.acsc, ("acsc", "arccsc"),
-             facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc,
+             facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc, log_form=lambda u: -sp.I * sp.log(sp.I / u + sp.sqrt(1 - 1 / u ** 2)),
                          branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
     Function(sp.asinh, ("asinh", "arcsinh", "arsinh", "argsinh"), slow_growth=True,
-             facts=Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh,
+             facts=Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh, log_form=lambda u: sp.log(u + sp.sqrt(u ** 2 + 1)),
                          branchy=True, cut=_CUT_IMAGINARY_OUTSIDE)),
     Function(sp.acosh, ("acosh", "arccosh", "arcosh", "argcosh"),
-             facts=Facts("inverse_hyperbolic", real_domain=lambda u: u >= 1, mpmath=mp.acosh,
+             facts=Facts("inverse_hyperbolic", real_domain=lambda u: u >= 1, mpmath=mp.acosh, log_form=lambda u: sp.log(u + sp.sqrt(u + 1) * sp.sqrt(u - 1)),
                          branchy=True, cut=("im", lambda w: w.real < 1), breaks=lambda args: [(args[0] - 1, BOUNDARY)])),
     Function(sp.atanh, ("atanh", "arctanh", "artanh", "argtanh"),
-             facts=Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) < 1, mpmath=mp.atanh,
+             facts=Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) < 1, mpmath=mp.atanh, log_form=lambda u: (sp.log(1 + u) - sp.log(1 - u)) / 2,
                          branchy=True, cut=_CUT_OUTSIDE_UNIT, breaks=_unit_bounds)),
     Function(sp.acoth, ("acoth", "arccoth", "arcoth"),
-             facts=Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) > 1, mpmath=mp.acoth,
+             facts=Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) > 1, mpmath=mp.acoth, log_form=lambda u: (sp.log(1 + 1 / u) - sp.log(1 - 1 / u)) / 2,
                          branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
     Function(sp.asech, ("asech", "arcsech", "arsech"),
              facts=Facts("inverse_hyperbolic", real_domain=lambda u: 0 < u <= 1, mpmath=mp.asech,

@@ -9,24 +9,16 @@ from functools import reduce
 import sympy as sp
 from sympy.polys.domains import QQ
 
+from ...function_facts import FACTS
 from .algebra import _real_valued
 
 # --------------------------------------------------------------------------
 # Rewrites used by the later rungs (each an identity for real x).
 # --------------------------------------------------------------------------
 
+# Inverse trig and hyperbolic functions as logs (function_facts: Facts.log_form).
 _INVERSE_AS_LOG: dict[type, Callable[[sp.Expr], sp.Expr]] = {
-    sp.atan: lambda u: sp.I / 2 * (sp.log(1 - sp.I * u) - sp.log(1 + sp.I * u)),
-    sp.acot: lambda u: sp.I / 2 * (sp.log(1 - sp.I / u) - sp.log(1 + sp.I / u)),
-    sp.asinh: lambda u: sp.log(u + sp.sqrt(u ** 2 + 1)),
-    sp.acosh: lambda u: sp.log(u + sp.sqrt(u + 1) * sp.sqrt(u - 1)),
-    sp.atanh: lambda u: (sp.log(1 + u) - sp.log(1 - u)) / 2,
-    sp.acoth: lambda u: (sp.log(1 + 1 / u) - sp.log(1 - 1 / u)) / 2,
-    sp.asin: lambda u: -sp.I * sp.log(sp.I * u + sp.sqrt(1 - u ** 2)),
-    sp.acos: lambda u: sp.pi / 2 + sp.I * sp.log(sp.I * u + sp.sqrt(1 - u ** 2)),
-    sp.acsc: lambda u: -sp.I * sp.log(sp.I / u + sp.sqrt(1 - 1 / u ** 2)),
-    sp.asec: lambda u: sp.pi / 2 + sp.I * sp.log(sp.I / u + sp.sqrt(1 - 1 / u ** 2)),
-}
+    cls: facts.log_form for cls, facts in FACTS.items() if facts.log_form is not None}
 
 
 def _inverse_to_log(expr: sp.Expr) -> sp.Expr:

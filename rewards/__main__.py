@@ -1,3 +1,4 @@
+"""``python -m rewards``: the command line (:mod:`rewards.cli`)."""
 import sys
 
 from .cli import main

@@ -20,13 +20,15 @@ same job, and the same result, in-process and in a worker.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .extract.stage import extract_stage
+from .extract.choose import extract_answer
+from .extract.policy import Extraction, ExtractionStatus
 from .parse import without_integration_constant
 from .request import CheckRequest
-from .result import CheckResult, StageRecord
+from .result import CheckResult, StageRecord, Verdict, ms_since
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,39 @@ def build_job(completion: object, integrand: Any, request: CheckRequest) -> Job 
     """The job for ``completion`` (a whole response), or its verdict when it
     has no answer to judge (none, a hedge, a qualified answer...).
     ``request`` gives the answer policy and the variable."""
-    extracted = extract_stage(completion, request.answer_policy)
-    if isinstance(extracted, CheckResult):
-        return extracted
-    return Job(without_integration_constant(extracted.answer, request.symbol), integrand,
-               request.symbol, extracted.alternatives, extracted.record)
+    start = time.perf_counter()
+    extraction = extract_answer(completion, policy=request.answer_policy)
+    record = _extraction_record(extraction, ms_since(start))
+    if record.status != "ok":
+        return _unextracted_result(record)
+    texts = extraction.distinct_texts if extraction.needs_agreement_check else ()
+    return Job(without_integration_constant(extraction.value, request.symbol), integrand,
+               request.symbol, tuple(texts[1:]), record)
+
+
+def _extraction_record(extraction: Extraction, ms: float) -> StageRecord:
+    # The candidate_extract stage: the policy that applied, every final
+    # answer found, which one won.
+    ok = extraction.status is ExtractionStatus.OK
+    data = extraction.to_dict()
+    data["chosen"] = data.pop("value")
+    if not ok:
+        data["message"] = data.pop("detail")
+    return StageRecord("candidate_extract", "ok" if ok else "fail", ms, data)
+
+
+def _unextracted_result(record: StageRecord) -> CheckResult:
+    # A bug of ours is no gradient; a hedge is a wrong answer (two answers,
+    # at most one right); anything else means there is no answer to judge.
+    status, reason = record.data["status"], record.data["reason"]
+    hedged = status == ExtractionStatus.HEDGED.value
+    verdict = (Verdict.CHECKER_ERROR if status == ExtractionStatus.INTERNAL_ERROR.value
+               else Verdict.WRONG if hedged else Verdict.UNPARSEABLE)
+    detail = {"reason": "hedged" if hedged else reason,
+              "message": record.data.get("message", ""), "total_ms": round(record.ms, 3)}
+    if hedged:
+        detail["hedge"] = reason.partition(":")[2]
+    return CheckResult(verdict, "candidate_extract", [record], detail)
 
 
 def job_result(job: Job, wire: dict[str, Any]) -> CheckResult:

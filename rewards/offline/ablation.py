@@ -325,11 +325,7 @@ def write_plots(report: AblationReport, out_dir: Path) -> list[Path]:
         ax.set_title(f"{preset.name}: mean {_fmt(preset.mean, 3)}, std {_fmt(preset.std, 3)}, "
                      f"no-gradient {preset.no_gradient}", fontsize=9)
     axes[-1, 0].set_xlabel("reward")
-    fig.tight_layout()
-    path = out_dir / "reward_hist.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    written.append(path)
+    written.append(_save(plt, fig, out_dir / "reward_hist.png"))
 
     if report.group_column:
         fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * n + 1), 3.2))
@@ -343,11 +339,7 @@ def write_plots(report: AblationReport, out_dir: Path) -> list[Path]:
                      f"{report.group_column!r})", fontsize=9)
         ax.set_ylim(0, max(100.0, max(fracs, default=0) * 1.1))
         plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
-        fig.tight_layout()
-        path = out_dir / "zero_variance_groups.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(_save(plt, fig, out_dir / "zero_variance_groups.png"))
 
         # Groups whose rewards are all equal contribute a spike of exact zeros
         # that would dwarf everything else; they are counted in the plot above,
@@ -361,12 +353,16 @@ def write_plots(report: AblationReport, out_dir: Path) -> list[Path]:
                          f"{preset.n_groups - preset.zero_variance_groups} groups with signal",
                          fontsize=9)
         axes[-1, 0].set_xlabel("advantage")
-        fig.tight_layout()
-        path = out_dir / "advantages.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(_save(plt, fig, out_dir / "advantages.png"))
     return written
+
+
+def _save(plt: Any, fig: Any, path: Path) -> Path:
+    """Write ``fig`` to ``path`` and close it (pyplot holds every open figure)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def _log_scale_if_skewed(ax: Any, counts: list[int]) -> bool:

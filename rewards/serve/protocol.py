@@ -104,19 +104,19 @@ def _strings(values: list, key: str) -> list[str]:
     return values
 
 
-def _integrands(values: list, key: str) -> list[str | None]:
+def _is_integrand(v: object) -> bool:
     # An integrand is text in SymPy syntax; a bare number ("labels": [1]) is
-    # one too. null means "not judged" (CHECKER_ERROR integrand_missing).
-    out: list[str | None] = []
+    # one too (taken as its text). null means "not judged" (CHECKER_ERROR
+    # integrand_missing).
+    return v is None or (isinstance(v, (str, int, float)) and not isinstance(v, bool))
+
+
+def _integrands(values: list, key: str) -> list[str | None]:
     for i, v in enumerate(values):
-        if v is None or isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            out.append(str(v))
-        else:
+        if not _is_integrand(v):
             raise BadRequest(f"{key!r} must hold integrands as strings ({key}[{i}] is "
                              f"{type(v).__name__})")
-    return out
+    return [None if v is None else str(v) for v in values]
 
 
 def _labels(values: list) -> list[Any]:
@@ -130,10 +130,8 @@ def _labels(values: list) -> list[Any]:
                     not (variable is None or isinstance(variable, str)):
                 raise BadRequest(f"labels[{i}]: 'integrand' and 'variable' must be strings")
             out.append({"integrand": integrand, "variable": variable})
-        elif v is None or isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            out.append(str(v))
+        elif _is_integrand(v):
+            out.append(None if v is None else str(v))
         else:
             raise BadRequest(f"'labels' must hold integrands (strings) or {{\"integrand\", "
                              f"\"variable\"}} objects (labels[{i}] is {type(v).__name__})")

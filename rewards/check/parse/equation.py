@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .latex.scan import bracket_depth
+
 # One match per character that matters; everything else is skipped unread.
 _SPECIALS = re.compile(r"[\\()\[\]{},;=]")
 # F(t) = ... names the function's variable; a different one than the
@@ -51,10 +53,9 @@ def equation_rhs(text: str, symbol: str | None = None) -> str:
                 depth = max(0, depth - 1)
             i += 2
             continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth = max(0, depth - 1)
+        nested = bracket_depth(depth, c)
+        if nested is not None:
+            depth = nested
         elif depth == 0:
             if c in ",;":
                 return text.strip()

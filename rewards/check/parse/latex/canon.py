@@ -19,7 +19,7 @@ from ...limits import ANSWER
 from ..equation import equation_rhs
 from ..names import GREEK_VARIANTS, SUPERSCRIPT_RUN, superscript_text
 from .functions import FN_PREFIX, delimit_arguments, order_stand_in, rename_functions
-from .scan import bracket_matches, collapse_ws, script_end
+from .scan import bracket_matches, collapse_ws, command_before, letters_start, script_end, splice
 
 # --------------------------------------------------------------------------
 # Canonicalization rules: each takes the text and returns the new text.
@@ -165,17 +165,17 @@ def _rule_sqrt_shorthand(t: str) -> str:
     if not _SQRT_PAREN.search(t):
         return t
     match = bracket_matches(t)
-    out, last = [], 0
+    edits: list[tuple[int, int, str]] = []
+    last = 0
     for m in _SQRT_PAREN.finditer(t):
         open_ = m.end() - 1
         close = match.get(open_)
         if close is None or open_ < last:
             continue
-        out.append(t[last:m.start()] + r"\sqrt" + (m.group(1) or "") + "{"
-                   + t[open_ + 1:close] + "}")
+        edits.append((m.start(), close + 1,
+                      r"\sqrt" + (m.group(1) or "") + "{" + t[open_ + 1:close] + "}"))
         last = close + 1
-    out.append(t[last:])
-    return "".join(out)
+    return splice(t, edits)
 
 
 def _rule_trailing_punctuation(t: str) -> str:
@@ -198,10 +198,7 @@ def _rule_strip_dx(t: str) -> str:
     start = m.start()
     if m.group(1) == "d":
         # "d" must not be the tail of a command such as \mod or \dd.
-        j = start
-        while j and t[j - 1].isalpha():
-            j -= 1
-        if j and t[j - 1] == "\\":
+        if command_before(t, start + 1) is not None:
             return t
     head = t[:start].rstrip()
     if head.endswith(("+", "-")):
@@ -324,10 +321,7 @@ def _rule_digit_space(t: str) -> str:
             return m.group(1)                  # 1 000 -> 1000 (as TeX renders)
         if t[j - 1] == "_":
             return m.group(0)                  # \log_3 2: base, then argument
-        k = j - 1                              # a superscript: whose?
-        while k and t[k - 1].isalpha():
-            k -= 1
-        if k and t[k - 1] == "\\" and k < j - 1:
+        if command_before(t, j - 1):           # a superscript: whose?
             return m.group(0)                  # \sin^2 3x: power of a function
         return m.group(1) + r" \cdot "         # x^2 3 -> x^2 \cdot 3
     return _DIGIT_SPACE.sub(repl, t)
@@ -385,7 +379,7 @@ def _rule_implicit_product(t: str) -> str:
     if "(" not in t:
         return t
     match = bracket_matches(t)
-    out, pos = [], 0
+    edits: list[tuple[int, int, str]] = []
     for i, c in enumerate(t):
         if c != "(" or not i:
             continue
@@ -397,26 +391,17 @@ def _rule_implicit_product(t: str) -> str:
             o = match.get(j)
             if o is None or o == 0 or t[o - 1 if t[o - 1] != " " else o - 2] != "^":
                 continue
-            out.append(t[pos:i])
-            out.append(r"\cdot ")
-            pos = i
+            edits.append((i, i, r"\cdot "))
             continue
         if not t[j].isalnum():
             continue
-        k = j
-        while k > 0 and t[k - 1].isalpha():
-            k -= 1
+        k = letters_start(t, j)
         if k > 0 and t[k - 1] == "\\" and t[k:j + 1] not in _GREEK_LIKE:
             continue                          # \Gamma(x), \max(a, b), ...
         if t[j].isalpha() and k > 0 and t[k - 1] == "_":
             continue
-        out.append(t[pos:i])
-        out.append(r"\cdot ")
-        pos = i
-    if not out:
-        return t
-    out.append(t[pos:])
-    return "".join(out)
+        edits.append((i, i, r"\cdot "))
+    return splice(t, edits)
 
 
 _EXP_CARET = re.compile(r"e ?\^")
@@ -435,14 +420,12 @@ def _rule_exp_power(t: str, depth: int = 0) -> str:
     if "e" not in t or "^" not in t or depth > ANSWER.exp_nesting:
         return t
     match: dict[int, int] | None = None
-    out, pos = [], 0
+    edits: list[tuple[int, int, str]] = []
+    pos = 0
     for m in _EXP_CARET.finditer(t):
         if m.start() < pos:
             continue
-        k = m.start()
-        while k > 0 and t[k - 1].isalpha():
-            k -= 1
-        if k > 0 and t[k - 1] == "\\":
+        if command_before(t, m.start() + 1) is not None:
             continue                          # inside a command name
         if match is None:
             match = bracket_matches(t)
@@ -452,13 +435,9 @@ def _rule_exp_power(t: str, depth: int = 0) -> str:
         script = t[m.end():end].strip()
         if script.startswith("{"):
             script = _rule_exp_power(script[1:-1], depth + 1)
-        out.append(t[pos:m.start()])
-        out.append(r"\exp{" + script + "}")
+        edits.append((m.start(), end, r"\exp{" + script + "}"))
         pos = end
-    if not out:
-        return t
-    out.append(t[pos:])
-    return "".join(out)
+    return splice(t, edits)
 
 
 _SLASH_FRACTION = re.compile(r"(?<![\^_\w.}\)\]])(\d+) ?/ ?(\d+)(?![\d.^_])")

@@ -39,7 +39,7 @@ import sympy as sp
 
 from ...errors import ParseFailure
 from ...limits import ANSWER
-from .scan import CASES_ENV, split_top
+from .scan import CASES_ENV, splice, split_top
 
 PLACEHOLDER = r"\Omega_{{{}}}"
 _FIRST_PLACEHOLDER = 9500
@@ -121,7 +121,8 @@ def lift_cases(text: str) -> tuple[str, list[CasesCall]]:
     if "cases" not in text:
         return text, []
     calls: list[CasesCall] = []
-    out, pos = [], 0
+    edits: list[tuple[int, int, str]] = []
+    pos = 0
     for m in CASES_ENV.finditer(text):
         if m.start() < pos:
             continue
@@ -132,11 +133,9 @@ def lift_cases(text: str) -> tuple[str, list[CasesCall]]:
         end_start, end = _matching_end(text, m.end())
         placeholder = PLACEHOLDER.format(_FIRST_PLACEHOLDER + len(calls))
         calls.append(CasesCall(_rows(text[m.end():end_start]), placeholder.replace("\\", "")))
-        out.append(text[pos:m.start()])
-        out.append(placeholder + " ")
+        edits.append((m.start(), end, placeholder + " "))
         pos = end
-    out.append(text[pos:])
-    return "".join(out), calls
+    return splice(text, edits), calls
 
 
 # --- conditions ---------------------------------------------------------------

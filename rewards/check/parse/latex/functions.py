@@ -21,13 +21,14 @@ whose stand-in carries the order (``FNpolylog3``, see :func:`order_stand_in`).
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import sympy as sp
 
 from ...errors import ParseFailure
 from ...function_facts import INVERSE_OF, ORDER_SUBSCRIPTS, ORDERS, TEXT_CALLS
 from ..names import FUNCTIONS
-from .scan import CMD_AT, bar_matches, bracket_matches, collapse_ws, script_end
+from .scan import CMD_AT, bar_matches, bracket_matches, collapse_ws, command_at, script_end, splice
 
 # Stand-in for a function the grammar does not know: \log_{\text{FN<name>}}.
 FN_PREFIX = "FN"
@@ -80,7 +81,7 @@ _LOG_SUB = re.compile(r" ?_")
 
 def rename_functions(t: str, fired: set[str]) -> str:
     """Rename every function spelling to one the grammar reads correctly."""
-    out: list[str] = []
+    edits: list[tuple[int, int, str]] = []
     pos = 0
     for m in _FUNC_NAME.finditer(t):
         if m.start() < pos:
@@ -122,11 +123,9 @@ def rename_functions(t: str, fired: set[str]) -> str:
             fired.add("operatorname")
         elif kind == "bare":
             fired.add("bare_function_name")
-        out.append(t[pos:m.start()])
-        out.append(repl + (" " if t[end:end + 1].isalnum() else ""))
+        edits.append((m.start(), end, repl + (" " if t[end:end + 1].isalnum() else "")))
         pos = end
-    out.append(t[pos:])
-    return collapse_ws("".join(out))
+    return collapse_ws(splice(t, edits))
 
 
 _ORDERED = {f.__name__: f for f in ORDERS}
@@ -223,10 +222,9 @@ def _scan_bare_argument(s: str, k: int, match: dict[int, int], bars: dict[int, i
                 break
             i, consumed = j + 1, consumed + 1
         elif c == "\\":
-            m = CMD_AT.match(s, i)
-            if not m:
+            name, end = command_at(s, i)
+            if not name:
                 break
-            name = m.group(1)
             if name in HEADS:
                 if consumed:
                     break
@@ -241,7 +239,7 @@ def _scan_bare_argument(s: str, k: int, match: dict[int, int], bars: dict[int, i
             if not new_factor(i):
                 break
             owed = _FACTOR_ARGUMENTS.get(name, 0)
-            i, consumed = m.end(), consumed + 1
+            i, consumed = end, consumed + 1
         elif c in "^_":
             j = script_end(s, i + 1, match)
             if j is None:
@@ -341,15 +339,8 @@ def delimit_arguments(t: str, symbol: str | None = None) -> str:
         else:
             edits.append((arg_start, (2, head_start), 0, "{"))
             edits.append((app_end, (0, -head_start), 0, "})"))
-    if not edits:
-        return t
     edits.sort(key=lambda e: (e[0], e[1]))
-    out, pos = [], 0
-    for start, _order, length, text in edits:
-        if start < pos:            # overlapping edit: give up, keep the text
-            return t
-        out.append(t[pos:start])
-        out.append(text)
-        pos = start + length
-    out.append(t[pos:])
-    return "".join(out)
+    spans = [(start, start + length, text) for start, _order, length, text in edits]
+    if any(later[0] < earlier[1] for earlier, later in pairwise(spans)):
+        return t                   # overlapping edits: give up, keep the text
+    return splice(t, spans)

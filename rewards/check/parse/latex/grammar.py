@@ -81,7 +81,7 @@ from .guards import (
     _Guard,
     _inspect_terms,
 )
-from .scan import CMD_AT, bracket_matches, script_end
+from .scan import CMD_AT, bracket_matches, command_at, command_before, script_end, splice
 from .sums import _chunks, _top_terms
 from .to_python import to_python
 
@@ -351,7 +351,7 @@ def grammar_friendly(text: str) -> str:
 
 
 def _paren_power_bases(text: str) -> str:
-    out, pos = [], 0
+    edits: list[tuple[int, int, str]] = []
     for m in _POWER_BASE.finditer(text):
         k = m.start()
         j = k - 1
@@ -360,10 +360,7 @@ def _paren_power_bases(text: str) -> str:
         before = text[j] if j >= 0 else ""
         if before.isalpha():
             # the end of a command (\cdot, \times: a product) or of a run of letters
-            c = j
-            while c >= 0 and text[c].isalpha():
-                c -= 1
-            if c < 0 or text[c] != "\\" or text[c + 1:j + 1] not in ("cdot", "times"):
+            if command_before(text, j + 1) not in ("cdot", "times"):
                 continue
             prefix = ""
         elif before == "" or before in _BARE_BEFORE:
@@ -372,13 +369,8 @@ def _paren_power_bases(text: str) -> str:
             prefix = r"\cdot "
         else:
             continue
-        out.append(text[pos:k])
-        out.append(f"{prefix}({m.group(1)})^")
-        pos = m.end()
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
+        edits.append((k, m.end(), f"{prefix}({m.group(1)})^"))
+    return splice(text, edits)
 
 
 def _explicit_products(text: str) -> str:
@@ -410,7 +402,7 @@ def _explicit_products(text: str) -> str:
                 j = end
             if j >= n or text[j] != "{":
                 return text             # an undelimited argument: leave it to the grammar
-    out, pos = [], 0
+    edits: list[tuple[int, int, str]] = []
     for i in range(1, n - 1):
         if text[i] != " " or protected[i]:
             continue
@@ -424,20 +416,14 @@ def _explicit_products(text: str) -> str:
         elif not (lc.isalnum() or lc in ")}"):
             continue
         if rc == "\\":
-            m = CMD_AT.match(text, right)
-            if not m or m.group(1) not in _FACTOR_COMMANDS:
+            if command_at(text, right)[0] not in _FACTOR_COMMANDS:
                 continue
         elif not (rc.isalnum() or rc == "("):
             continue
         if lc.isdigit() and rc.isdigit():
             continue
-        out.append(text[pos:i])
-        out.append(r" \cdot ")
-        pos = i + 1
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
+        edits.append((i, i + 1, r" \cdot "))
+    return splice(text, edits)
 
 
 def _plain_expression(text: str, symbol: str, max_exponent: int, answer: bool,

@@ -11,7 +11,7 @@ import sympy as sp
 from ...errors import ParseFailure
 from ...limits import ANSWER
 from .functions import FN_PREFIX
-from .scan import CMD_AT
+from .scan import command_at
 
 _INTEGRAL = re.compile(r"\\(?:iiint|iint|int|oint|intop|smallint)(?![A-Za-z])|\u222b")
 
@@ -38,8 +38,7 @@ def _check_structure(text: str, max_depth: int, whole: bool = False) -> None:
     while i < n:
         c = text[i]
         if c == "\\":
-            m = CMD_AT.match(text, i)
-            i = m.end() if m else i + 2
+            i = command_at(text, i)[1]
             continue
         if c in "({[":
             stack.append("")
@@ -71,8 +70,7 @@ def _check_structure(text: str, max_depth: int, whole: bool = False) -> None:
                 i = j + 1
                 continue
             if j < n and text[j] == "\\":
-                m = CMD_AT.match(text, j)
-                end = m.end() if m else j + 2
+                end = command_at(text, j)[1]
             else:
                 end = j + 1
             _no_double_script(text, end, c)

@@ -42,6 +42,71 @@ def bracket_matches(s: str) -> dict[int, int]:
 CMD_AT = re.compile(r"\\([A-Za-z]+)")
 
 
+def command_at(s: str, i: int) -> tuple[str, int]:
+    r"""The command at the backslash at ``i``: its name and where it ends.
+
+    A control symbol (``\,``, ``\{``) has the name "" and two characters.
+
+    >>> command_at(r"x\sin y", 1), command_at(r"\{x\}", 0)
+    (('sin', 5), ('', 2))
+    """
+    m = CMD_AT.match(s, i)
+    return (m.group(1), m.end()) if m else ("", i + 2)
+
+
+def letters_start(s: str, i: int) -> int:
+    """Where the run of letters that ends just before ``i`` starts (``i`` when none)."""
+    while i and s[i - 1].isalpha():
+        i -= 1
+    return i
+
+
+def command_before(s: str, i: int) -> str | None:
+    r"""The name of the command whose letters end just before ``i``, or None
+    where those letters follow no backslash.
+
+    ``command_before(t, i + 1)`` says whether the letter at ``i`` is part of a
+    command name (the ``e`` of ``\sec``, the ``d`` of ``\mod``).
+
+    >>> command_before(r"\sin^2", 4), command_before(r"x\mod", 4), command_before("sin^2", 3)
+    ('sin', 'mo', None)
+    """
+    k = letters_start(s, i)
+    return s[k:i] if k and s[k - 1] == "\\" else None
+
+
+def splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, replacement)`` edit made, in one join.
+
+    The edits come in order and do not overlap; without any, ``text`` itself.
+
+    >>> splice("a+b", [(0, 1, "x"), (2, 3, "y")]), splice("a+b", [])
+    ('x+y', 'a+b')
+    """
+    if not edits:
+        return text
+    out, pos = [], 0
+    for start, end, replacement in edits:
+        out.append(text[pos:start])
+        out.append(replacement)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def bracket_depth(depth: int, c: str) -> int | None:
+    """The bracket depth after ``c``, or None where ``c`` is no bracket.
+
+    A stray closing bracket leaves the depth at 0: what follows it is top
+    level again.
+    """
+    if c in "([{":
+        return depth + 1
+    if c in ")]}":
+        return max(0, depth - 1)
+    return None
+
+
 def bar_matches(s: str, operator_commands: frozenset[str]) -> dict[int, int]:
     r"""Each opening ``|`` -> its closing ``|``, one linear pass.
 
@@ -61,15 +126,13 @@ def bar_matches(s: str, operator_commands: frozenset[str]) -> dict[int, int]:
     while i < n:
         c = s[i]
         if c == "\\":
-            m = CMD_AT.match(s, i)
-            if m:
-                after_operand = m.group(1) not in operator_commands
-                i = m.end()
-                continue
-            # \, \; spacing keeps what came before; \} closes, \{ opens.
-            if i + 1 < n and s[i + 1] in "{}":
+            name, end = command_at(s, i)
+            if name:
+                after_operand = name not in operator_commands
+            elif i + 1 < n and s[i + 1] in "{}":
+                # \, \; spacing keeps what came before; \} closes, \{ opens.
                 after_operand = s[i + 1] == "}"
-            i += 2
+            i = end
             continue
         if c == "|":
             if stack and after_operand:
@@ -107,13 +170,11 @@ def split_top(text: str, sep: re.Pattern[str]) -> list[str]:
                 depth += 1 if env.group(1) == "begin" else -1
                 i = env.end()
                 continue
-            cmd = CMD_AT.match(text, i)
-            i = cmd.end() if cmd else i + 2
+            i = command_at(text, i)[1]
             continue
-        if c in "({[":
-            depth += 1
-        elif c in ")}]":
-            depth = max(0, depth - 1)
+        nested = bracket_depth(depth, c)
+        if nested is not None:
+            depth = nested
         elif depth == 0:
             m = sep.match(text, i)
             if m and m.end() > i:
@@ -137,8 +198,7 @@ def script_end(s: str, i: int, match: dict[int, int]) -> int | None:
         j = match.get(i)
         return None if j is None else j + 1
     if c == "\\":
-        m = CMD_AT.match(s, i)
-        return m.end() if m else i + 2
+        return command_at(s, i)[1]
     if c in "+-" and i + 1 < n and s[i + 1].isdigit():
         return i + 2
     return i + 1

@@ -40,7 +40,7 @@ from ...errors import ParseFailure
 from ...function_facts import LATEX_CALLS, LATEX_LETTERS, ORDERS
 from ...limits import ANSWER
 from .functions import check_order
-from .scan import split_top
+from .scan import splice, split_top
 
 PLACEHOLDER = r"\Omega_{{{}}}"
 _FIRST_PLACEHOLDER = 9000
@@ -187,7 +187,8 @@ def _lift_named(text: str, calls: list[SpecialCall]) -> str:
     """Hand-written calls (see the module docstring) -> placeholders."""
     text = _OPERATOR_LAMBERT.sub(lambda m: " W" + (m.group(1) or ""), text)
     text = _OPERATOR_EXPINT.sub(" E", text)
-    out, pos = [], 0
+    edits: list[tuple[int, int, str]] = []
+    pos = 0
     for m in _NAMED.finditer(text):
         if m.start() < pos:
             continue
@@ -212,13 +213,9 @@ def _lift_named(text: str, calls: list[SpecialCall]) -> str:
             raise ParseFailure("too_many_nodes", "too many special function calls")
         placeholder = PLACEHOLDER.format(_FIRST_PLACEHOLDER + len(calls))
         calls.append(SpecialCall(named[0], named[1], placeholder.replace("\\", "")))
-        out.append(text[pos:m.start()])
-        out.append(" " + placeholder + " ")
+        edits.append((m.start(), after, " " + placeholder + " "))
         pos = after
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
+    return splice(text, edits)
 
 
 # F(x | m), F(x \mid m): an elliptic call written without \left and \middle.
@@ -239,7 +236,8 @@ def _elliptic_notation(text: str) -> str:
     if "|" not in text and "mid" not in text:
         return text
     text = _OPERATOR_ELLIPTIC.sub(lambda m: "\\Pi" if m.group(1) == "Pi" else m.group(1), text)
-    out, pos = [], 0
+    edits: list[tuple[int, int, str]] = []
+    pos = 0
     for m in _ELLIPTIC_PLAIN.finditer(text):
         if m.start() < pos:
             continue
@@ -255,14 +253,12 @@ def _elliptic_notation(text: str) -> str:
         if len(separators) != 1:
             continue
         sep = separators[0]
-        out.append(text[pos:m.start()])
-        out.append(f"{m.group(1)}\\left({inner[:sep.start()]}\\middle| "
-                   f"{inner[sep.end():]}\\right)")
+        edits.append((m.start(), close + 1, f"{m.group(1)}\\left({inner[:sep.start()]}"
+                      f"\\middle| {inner[sep.end():]}\\right)"))
         pos = close + 1
-    if not out:
+    if not edits:
         return _MID_COMMAND.sub(r"\\middle|", text) if "\\left" in text else text
-    out.append(text[pos:])
-    return "".join(out)
+    return splice(text, edits)
 
 
 def _nested(text: str, at: int) -> bool:
@@ -285,7 +281,8 @@ def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
     """Replace each special-function call by a placeholder symbol."""
     calls: list[SpecialCall] = []
     text = _lift_named(_elliptic_notation(text), calls)
-    out, pos = [], 0
+    edits: list[tuple[int, int, str]] = []
+    pos = 0
     while True:
         m = _HEAD.search(text, pos)
         if m is None:
@@ -306,13 +303,11 @@ def lift_special_calls(text: str) -> tuple[str, list[SpecialCall]]:
         calls.append(SpecialCall(name, args, placeholder.replace("\\", "")))
         # Drop "\right" and the ")" after it.
         close = text.index(")", end) + 1
-        out.append(text[pos:m.start()])
-        out.append(" " + placeholder + " " if kind != "hyper" else placeholder)
+        edits.append((m.start(), close, " " + placeholder + " " if kind != "hyper" else placeholder))
         pos = close
     if not calls:
         return text, []
-    out.append(text[pos:])
-    return "".join(out).strip().replace("  ", " "), calls
+    return splice(text, edits).strip().replace("  ", " "), calls
 
 
 def build_call(call: SpecialCall, parse: Callable[[str], sp.Expr]) -> sp.Expr:

@@ -6,7 +6,7 @@ import sympy as sp
 
 from ...errors import ParseFailure
 from ...limits import ANSWER
-from .scan import CMD_AT
+from .scan import command_at
 
 _OPERAND_END = frozenset(")}]|!'.")
 
@@ -31,13 +31,8 @@ def split_terms(text: str) -> list[str]:
     while i < n:
         c = text[i]
         if c == "\\":
-            m = CMD_AT.match(text, i)
-            if m:
-                last = "cmd"
-                i = m.end()
-            else:
-                last = "sym"
-                i += 2
+            name, i = command_at(text, i)
+            last = "cmd" if name else "sym"
             continue
         if c in "({[":
             depth += 1

@@ -11,6 +11,7 @@ from sympy.core.function import AppliedUndef
 from ..context import Check
 from ..evidence.continuity import drop_steps
 from ..result import Shown, Verdict
+from .symengine_diff import symengine_derivative
 
 
 def derivative_stage(check: Check, answer: sp.Expr, x: sp.Symbol,
@@ -24,11 +25,13 @@ def derivative_stage(check: Check, answer: sp.Expr, x: sp.Symbol,
     if answer.has(sp.frac):
         # frac(u) = u - floor(u): its derivative is u' off the steps.
         answer = answer.replace(sp.frac, lambda u: u - sp.floor(u))
-    derivative, stepped = drop_steps(differentiate(answer, x))
+    fallbacks = [0]
+    derivative, stepped = drop_steps(differentiate(answer, x, fallbacks))
     # The terms a step leaves (DiracDelta, floor') are zero off the steps;
     # whether F jumps there is the continuity check's, before any accept.
     check.record("differentiate", "ok", start, out=Shown(derivative),
-                 **({"steps_dropped": True} if stepped else {}))
+                 **({"steps_dropped": True} if stepped else {}),
+                 **({"symengine_fallbacks": fallbacks[0]} if fallbacks[0] else {}))
     undefined = sorted({str(f.func) for f in derivative.atoms(AppliedUndef)})
     if derivative.has(sp.Derivative) or undefined:
         reason = "undefined_function" if undefined else "not_differentiable"
@@ -42,7 +45,7 @@ def derivative_stage(check: Check, answer: sp.Expr, x: sp.Symbol,
     return derivative
 
 
-def differentiate(answer: sp.Expr, x: sp.Symbol) -> sp.Expr:
+def differentiate(answer: sp.Expr, x: sp.Symbol, fallbacks: list[int] | None = None) -> sp.Expr:
     """``sp.diff(answer, x)``, term by term, each term's derivative kept.
 
     A GRPO group's answers share their terms: F with and without ``+ C``,
@@ -52,18 +55,27 @@ def differentiate(answer: sp.Expr, x: sp.Symbol) -> sp.Expr:
     re-differentiating a term already seen in this process repeats them for
     the same result. Linearity makes the split exact: the derivative of a
     sum is the sum of its terms', a numeric factor stays outside.
+
+    Each term is differentiated by SymEngine where it can be trusted
+    (:func:`~.symengine_diff.symengine_derivative`), else by SymPy; the terms
+    SymPy had to take are counted into ``fallbacks[0]`` when given.
     """
-    return sp.Add(*(_scaled_derivative(term, x) for term in sp.Add.make_args(answer)))
-
-
-def _scaled_derivative(term: sp.Expr, x: sp.Symbol) -> sp.Expr:
-    coefficient, rest = term.as_coeff_Mul()
-    if not rest.has(x):
-        return sp.S.Zero
-    return coefficient * _term_derivative(rest, x)
+    terms = []
+    for term in sp.Add.make_args(answer):
+        coefficient, rest = term.as_coeff_Mul()
+        if not rest.has(x):
+            continue
+        derivative, by_symengine = _term_derivative(rest, x)
+        if fallbacks is not None and not by_symengine:
+            fallbacks[0] += 1
+        terms.append(coefficient * derivative)
+    return sp.Add(*terms)
 
 
 # Terms, not whole answers: an answer seen twice is the memo's business.
 @functools.lru_cache(maxsize=4096)
-def _term_derivative(term: sp.Expr, x: sp.Symbol) -> sp.Expr:
-    return sp.diff(term, x)
+def _term_derivative(term: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, bool]:
+    derivative = symengine_derivative(term, x)
+    if derivative is not None:
+        return derivative, True
+    return sp.diff(term, x), False

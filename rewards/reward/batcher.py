@@ -82,17 +82,21 @@ def interleave(sizes: Sequence[int]) -> list[tuple[int, int]]:
 
 @dataclass
 class BatcherStats:
-    """Counts of the batcher's work (see :meth:`AntiderivativeReward.runtime_stats`)."""
+    """Counts of the batcher's work (see :meth:`AntiderivativeReward.runtime_stats`).
+
+    Attributes:
+        batches: batches checked; each merges the calls that were waiting when it started.
+        calls: calls served by those batches.
+        expired_calls: calls answered TIMEOUT at their own bound while their batch still ran.
+        cancelled_batches: batches cancelled because every call waiting on them had expired.
+        largest_batch_calls: the most calls one batch merged (concurrent TRL processes or
+            threads).
+    """
     batches: int = 0
-    """Batches checked: each merges the calls that were waiting when it started."""
     calls: int = 0
-    """Calls served by those batches."""
     expired_calls: int = 0
-    """Calls answered TIMEOUT at their own bound while their batch still ran."""
     cancelled_batches: int = 0
-    """Batches cancelled because every call waiting on them had expired."""
     largest_batch_calls: int = 0
-    """The most calls one batch merged (concurrent TRL processes or threads)."""
 
 
 class Batcher:

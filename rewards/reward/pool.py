@@ -338,20 +338,26 @@ class _Task:
 
 @dataclass
 class PoolStats:
-    """Counts of the pool's incidents (see :meth:`AntiderivativeReward.runtime_stats`)."""
+    """Counts of the pool's incidents (see :meth:`AntiderivativeReward.runtime_stats`).
+
+    Attributes:
+        kills: pools killed by the watchdog (a task ran past its deadline where no signal
+            reached it).
+        crashes: pools broken by a worker that died (loky then fails every future in the
+            pool).
+        resubmitted: samples sent again after a kill or a crash took down their task.
+        watchdog_timeouts: samples answered TIMEOUT by the watchdog (alone in their task,
+            past its deadline).
+        tasks: tasks submitted to the executor (a task is a chunk of samples).
+        worker_rss_mb: each live worker's resident memory (MB) at its last task, by pid;
+            above ``max_worker_rss_mb`` the pool is recycled.
+    """
     kills: int = 0
-    """Pools killed by the watchdog: a task ran past its deadline where no signal reached it."""
     crashes: int = 0
-    """Pools broken by a worker that died (loky then fails every future in the pool)."""
     resubmitted: int = 0
-    """Samples sent again after a kill or a crash took down the task they were in."""
     watchdog_timeouts: int = 0
-    """Samples answered TIMEOUT by the watchdog (alone in their task, past its deadline)."""
     tasks: int = 0
-    """Tasks submitted to the executor (a task is a chunk of samples)."""
     worker_rss_mb: dict[int, float] = field(default_factory=dict)
-    """Each live worker's resident memory (MB) at its last task, by pid: above
-    ``max_worker_rss_mb`` the pool is recycled."""
 
 
 class CheckPool:

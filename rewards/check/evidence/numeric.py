@@ -408,7 +408,10 @@ class NumericComparer:
         self._values.setdefault(high, {}).update(values)
         if not self._informative(k, low, high):
             return None
-        return self._record("nonzero", (low, high), [at_low, again], n_usable, self._label(k))
+        # Near the origin a stable, informative difference is no cancellation
+        # (FAR_OUT): only a branch can still explain it (gather.py).
+        return {**self._record("nonzero", (low, high), [at_low, again], n_usable,
+                               self._label(k)), "near_point": True}
 
     def _cancellation_far_out(self, dps: int) -> bool:
         """Whether the worst point is far out and its difference only

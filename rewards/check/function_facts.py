@@ -50,8 +50,6 @@ class Facts:
         mpmath: its value at a real argument, for the domain reader.
         step: piecewise constant (or piecewise, like ``Min``): evaluated
             exactly by the domain reader, never differentiated as smooth.
-        branchy: has branch cuts on which a correct real-line answer can
-            disagree with the integrand at complex points.
         inverse: the function ``f^{-1}`` names (``\\sin^{-1} = \\arcsin``).
         grows_fast: exponential growth: a huge real argument is a value too
             large to hold, not an undefined one.
@@ -76,7 +74,6 @@ class Facts:
     real_domain: Callable[[Any], bool] | None = None
     mpmath: Callable[..., Any] | None = None
     step: bool = False
-    branchy: bool = False
     inverse: type | None = None
     grows_fast: bool = False
     bounded: bool = False
@@ -223,15 +220,15 @@ REGISTRY: tuple[Function, ...] = (
                          mpmath=mp.csch, inverse=sp.acsch, breaks=_at(POLE))),
     # --- inverses: real on part of the line, branch cuts off it ----------------
     Function(sp.asin, ("asin", "arcsin"),
-             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.asin, log_form=lambda u: -sp.I * sp.log(sp.I * u + sp.sqrt(1 - u ** 2)), branchy=True,
+             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.asin, log_form=lambda u: -sp.I * sp.log(sp.I * u + sp.sqrt(1 - u ** 2)),
                          cut=_CUT_OUTSIDE_UNIT,
                          breaks=_unit_bounds)),
     Function(sp.acos, ("acos", "arccos"),
-             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, log_form=lambda u: sp.pi / 2 + sp.I * sp.log(sp.I * u + sp.sqrt(1 - u ** 2)), branchy=True,
+             facts=Facts("inverse_circular", real_domain=_in(-1, 1), mpmath=mp.acos, log_form=lambda u: sp.pi / 2 + sp.I * sp.log(sp.I * u + sp.sqrt(1 - u ** 2)),
                          cut=_CUT_OUTSIDE_UNIT,
                          breaks=_unit_bounds)),
     Function(sp.atan, ("atan", "arctan", "arctg"), slow_growth=True,
-             facts=Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, log_form=lambda u: sp.I / 2 * (sp.log(1 - sp.I * u) - sp.log(1 + sp.I * u)), branchy=True, bounded=True,
+             facts=Facts("inverse_circular", real_where_finite=True, mpmath=mp.atan, log_form=lambda u: sp.I / 2 * (sp.log(1 - sp.I * u) - sp.log(1 + sp.I * u)), bounded=True,
                          cut=_CUT_IMAGINARY_OUTSIDE)),
     # SymPy's acot is odd (acot(-u) = -acot(u), as in Mathematica and
     # mpmath): it jumps from -pi/2 to pi/2 where its argument crosses 0, and
@@ -239,43 +236,43 @@ REGISTRY: tuple[Function, ...] = (
     # reads the function it parsed, so both the value and the jump are its.
     Function(sp.acot, ("acot", "arccot"), slow_growth=True,
              facts=Facts("inverse_circular", real_where_finite=True,
-                         mpmath=mp.acot, log_form=lambda u: sp.I / 2 * (sp.log(1 - sp.I / u) - sp.log(1 + sp.I / u)), branchy=True, bounded=True,
+                         mpmath=mp.acot, log_form=lambda u: sp.I / 2 * (sp.log(1 - sp.I / u) - sp.log(1 + sp.I / u)), bounded=True,
                          cut=_CUT_IMAGINARY_INSIDE, breaks=_at(KINK))),
     Function(sp.asec, ("asec", "arcsec"),
              facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.asec, log_form=lambda u: sp.pi / 2 + sp.I * sp.log(sp.I / u + sp.sqrt(1 - 1 / u ** 2)),
-                         branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
+                         cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
     Function(sp.acsc, ("acsc", "arccsc"),
              facts=Facts("inverse_circular", real_domain=lambda u: abs(u) >= 1, mpmath=mp.acsc, log_form=lambda u: -sp.I * sp.log(sp.I / u + sp.sqrt(1 - 1 / u ** 2)),
-                         branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
+                         cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
     Function(sp.asinh, ("asinh", "arcsinh", "arsinh", "argsinh"), slow_growth=True,
              facts=Facts("inverse_hyperbolic", real_where_finite=True, mpmath=mp.asinh, log_form=lambda u: sp.log(u + sp.sqrt(u ** 2 + 1)),
-                         branchy=True, cut=_CUT_IMAGINARY_OUTSIDE)),
+                         cut=_CUT_IMAGINARY_OUTSIDE)),
     Function(sp.acosh, ("acosh", "arccosh", "arcosh", "argcosh"),
              facts=Facts("inverse_hyperbolic", real_domain=lambda u: u >= 1, mpmath=mp.acosh, log_form=lambda u: sp.log(u + sp.sqrt(u + 1) * sp.sqrt(u - 1)),
-                         branchy=True, cut=("im", lambda w: w.real < 1), breaks=lambda args: [(args[0] - 1, BOUNDARY)])),
+                         cut=("im", lambda w: w.real < 1), breaks=lambda args: [(args[0] - 1, BOUNDARY)])),
     Function(sp.atanh, ("atanh", "arctanh", "artanh", "argtanh"),
              facts=Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) < 1, mpmath=mp.atanh, log_form=lambda u: (sp.log(1 + u) - sp.log(1 - u)) / 2,
-                         branchy=True, cut=_CUT_OUTSIDE_UNIT, breaks=_unit_bounds)),
+                         cut=_CUT_OUTSIDE_UNIT, breaks=_unit_bounds)),
     Function(sp.acoth, ("acoth", "arccoth", "arcoth"),
              facts=Facts("inverse_hyperbolic", real_domain=lambda u: abs(u) > 1, mpmath=mp.acoth, log_form=lambda u: (sp.log(1 + 1 / u) - sp.log(1 - 1 / u)) / 2,
-                         branchy=True, cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
+                         cut=_CUT_INSIDE_UNIT, breaks=lambda args: [*_unit_bounds(args), (args[0], POLE)])),
     Function(sp.asech, ("asech", "arcsech", "arsech"),
              facts=Facts("inverse_hyperbolic", real_domain=lambda u: 0 < u <= 1, mpmath=mp.asech,
-                         branchy=True, cut=("im", lambda w: w.real < 0 or w.real > 1),
+                         cut=("im", lambda w: w.real < 0 or w.real > 1),
                          breaks=lambda args: [(args[0], POLE), (args[0] - 1, BOUNDARY)])),
     Function(sp.acsch, ("acsch", "arccsch", "arcsch", "arcosech"),
              facts=Facts("inverse_hyperbolic", real_domain=lambda u: u != 0, mpmath=mp.acsch,
-                         branchy=True, cut=_CUT_IMAGINARY_INSIDE, breaks=_at(POLE))),
+                         cut=_CUT_IMAGINARY_INSIDE, breaks=_at(POLE))),
     # --- exp, log and powers ----------------------------------------------------
     Function(sp.exp, text=(("exp", (1,)),),
              facts=Facts("exp_log", real_where_finite=True, mpmath=mp.exp, grows_fast=True)),
     Function(sp.log, text=(("log", (1, 2)), ("ln", (1,)), ("log10", (1,)), ("log2", (1,))), slow_growth=True,
-             facts=Facts("exp_log", real_domain=lambda u: u > 0, mpmath=mp.log, branchy=True,
+             facts=Facts("exp_log", real_domain=lambda u: u > 0, mpmath=mp.log,
                          cut=_CUT_NEGATIVE,
                          breaks=_at(POLE))),
     # Pow's breakpoints depend on its exponent: see breakpoint_arguments.
     Function(sp.Pow, text=(("sqrt", (1,)), ("cbrt", (1,)), ("root", (2,))),
-             facts=Facts("exp_log", branchy=True, cut=_CUT_NEGATIVE)),
+             facts=Facts("exp_log", cut=_CUT_NEGATIVE)),
     # --- not analytic: kinks, jumps and pieces ----------------------------------
     Function(sp.Abs, text=(("Abs", (1,)), ("abs", (1,))), slow_growth=True,
              facts=Facts("non_analytic", analytic=False, real_where_finite=True, mpmath=abs,
@@ -391,10 +388,12 @@ TRIG = CIRCULAR + HYPERBOLIC
 INVERSE_TRIG = _of(lambda k: k.family in ("inverse_circular", "inverse_hyperbolic"))
 NON_ANALYTIC = _of(lambda k: not k.analytic)
 REAL_WHERE_FINITE = _of(lambda k: k.real_where_finite)
-BRANCHY = _of(lambda k: k.branchy)
 STEP = _of(lambda k: k.step)
 GROWS_FAST = _of(lambda k: k.grows_fast)
 BOUNDED = _of(lambda k: k.bounded)
+# Meromorphic in the whole plane (the registry's "entire or meromorphic"
+# families, and exp): see may_branch.
+SINGLE_VALUED = (*CIRCULAR, *HYPERBOLIC, sp.exp)
 # The inverse each f^{-1} names, by SymPy class.
 INVERSE_OF: dict[type, type] = {f: k.inverse for f, k in FACTS.items() if k.inverse}
 
@@ -421,6 +420,22 @@ def breakpoint_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str]]:
                 yield from facts.breaks(node.args)
 
 
+def may_branch(expr: sp.Basic) -> bool:
+    """False when ``expr`` is built only from SINGLE_VALUED functions,
+    integer powers, sums, products, symbols and constants: then it is
+    single-valued, and where it differs from another such expression at
+    complex points the two differ on the real line too (the identity
+    theorem), so no branch choice can explain the difference. Anything else
+    (a root, a logarithm, an inverse function, a special function) may."""
+    if not expr.free_symbols or expr.is_Symbol:
+        return False
+    if expr.is_Add or expr.is_Mul or isinstance(expr, SINGLE_VALUED):
+        return any(may_branch(a) for a in expr.args)
+    if expr.is_Pow:
+        return not expr.exp.is_Integer or may_branch(expr.base)
+    return True
+
+
 def cut_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str, Callable[[Any], bool]]]:
     """``(u, part, on_cut)`` for each node of ``expr`` with a branch cut:
     ``expr`` may jump where ``part`` of its argument ``u`` changes sign at a
@@ -443,7 +458,7 @@ def _condition_boundaries(cond: sp.Basic) -> Iterable[sp.Expr]:
             yield from _condition_boundaries(arg)
 
 
-__all__ = ["BOUNDARY", "BOUNDED", "BRANCHY", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
+__all__ = ["BOUNDARY", "BOUNDED", "CIRCULAR", "FACTS", "GROWS_FAST", "HYPERBOLIC", "INVERSE_OF",
            "INVERSE_TRIG", "KINK", "LATEX_CALLS", "LATEX_LETTERS", "NON_ANALYTIC", "ORDERS", "ORDER_CALLS",
            "ORDER_SUBSCRIPTS", "POLE",
            "REAL_WHERE_FINITE", "REGISTRY", "SLOW_GROWTH_NAMES", "SPELLINGS", "STEP", "TEXT_CALLS", "TRIG", "Facts",

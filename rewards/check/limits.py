@@ -244,6 +244,13 @@ class Caps:
     # timer interrupts, which grew a process to 24 GB. Past this bound the point
     # is skipped (not "undefined": a correct e^{e^x} far out is only too big).
     log2_magnitude: int = 2**40
+    # |exponent| above which a number's power (3**(10**8)) keeps an expression
+    # out of SymEngine's double-precision first look (evidence/first_look.py):
+    # SymEngine computes such a power exactly as it converts it, in C.
+    first_look_exponent: int = 256
+    # Points the first look hands to the 30/60-digit test before the screen
+    # evaluates them all.
+    first_look_tries: int = 2
 
     # --- proofs (proof/normal_form/) ---------------------------------------
     # Integer powers of a sum are expanded in full: (1+x)**10**6 would never

@@ -9,7 +9,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..function_facts import BRANCHY
+from ..function_facts import may_branch
 from ..result import StageRecord, ms_since
 from ..timebox import Deadline
 from .continuity import can_jump, find_jump
@@ -118,10 +118,15 @@ class Evidence:
         comparer = self._comparer(points)
         screen = comparer.screen()
         if screen["decision"] in ("nonzero", "inconclusive") and (
-                self.derivative.has(*BRANCHY) or self.integrand.has(*BRANCHY)):
+                not screen.get("near_point")
+                or may_branch(self.derivative) or may_branch(self.integrand)):
             # A correct real-line answer can sit on another branch of sqrt/log
             # than the integrand off the real axis: judge it on the real line,
             # where both are real (breakpoints and both sides of them sampled).
+            # Single-valued expressions that differ at a point near the origin
+            # differ on the line too; far out, the difference may be a
+            # cancellation the screen's digits did not resolve (1 - tanh(z)^2
+            # at Re z = 300 needs 260 of them).
             # Generic real points first: a wrong answer (the usual reason for
             # a complex mismatch) fails there, without the breakpoint search.
             quick = analyze(self.written, self.parsed_integrand, self.symbol,

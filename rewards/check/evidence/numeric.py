@@ -23,6 +23,7 @@ from ..function_facts import NON_ANALYTIC
 from ..limits import CAPS
 from ..result import show
 from ..timebox import Deadline, within
+from .first_look import suspects
 from .lambdify import compile_expr
 from .points import Point, log_size
 
@@ -67,6 +68,7 @@ class _Compiled:
         self.f_derivative = _compile(derivative, tuple(args))
         self.f_integrand = _compile(integrand, tuple(args))
         self.param_values = list(param_values)
+        self.derivative, self.integrand, self.args = derivative, integrand, tuple(args)
 
     def at(self, point: Any, params: list[Any]) -> tuple[Any, Any] | None:
         """(F', f) at one point; ``None`` at a pole or outside a domain."""
@@ -303,6 +305,9 @@ class NumericComparer:
         without one (an added 1e-30 term hides there).
         """
         first = LEVELS[0]
+        quick = self._first_look(first, LEVELS[1])
+        if quick is not None:
+            return quick
         worst, n_usable, point = self._common(first)
         if n_usable == 0:
             return self._record("inconclusive", (first,), worst, n_usable, point)
@@ -347,18 +352,66 @@ class NumericComparer:
         if not first or self._compiled is None:
             return None
         k = max(first, key=lambda i: first[i])
-        if _tiny(first[k], low) or self._size(k) > FAR_OUT:
+        return self._rejects_at(k, low, high, first[k], len(first))
+
+    def _first_look(self, low: int, high: int) -> dict[str, Any] | None:
+        """The same test on the points where F' and f differ most in
+        doubles (:mod:`.first_look`), before any point is evaluated at
+        ``low`` digits: a wrong answer is then rejected on one or two points
+        instead of all of them. ``None``: the full pass decides."""
+        if self._compiled is None:
+            return None
+        indices = [i for i in range(len(self.points))
+                   if self.usable is None or i in self.usable]
+        try:
+            values = [(complex(float(self.points[i][0]), float(self.points[i][1])),
+                       self.points[i][1] == "0") for i in indices]
+            params = [float(v) for v in self._compiled.param_values]
+        except (OverflowError, ValueError):
+            return None
+        tried = 0
+        for j in suspects(self._compiled.derivative, self._compiled.integrand,
+                          self._compiled.args, values, params, self.real_only):
+            k = indices[j]
+            if self._size(k) > FAR_OUT:
+                continue
+            if tried == CAPS.first_look_tries:
+                break
+            tried += 1
+            record = self._rejects_at(k, low, high)
+            if record is not None:
+                return {**record, "first_look": tried}
+        return None
+
+    def _rejects_at(self, k: int, low: int, high: int, at_low: Any = None,
+                    n_usable: int = 1) -> dict[str, Any] | None:
+        """The rejection record when point ``k`` shows a stable, informative
+        difference at ``low`` and ``high`` digits (``at_low``: its residual at
+        ``low`` when already known); else ``None``. Far-out points take the
+        full path (cancellation check)."""
+        if self._size(k) > FAR_OUT:
             return None
         values: dict[int, tuple[Any, Any]] = {}
+        if at_low is None:
+            at_low = self._compiled.residuals(low, self.points, self.deadline, {k},
+                                              self.real_only, values).get(k)
+            if at_low is None:
+                return None
+            self._values.setdefault(low, {}).update(values)
+            values = {}
+        if _tiny(at_low, low):
+            return None
         again = self._compiled.residuals(high, self.points, self.deadline, {k},
                                          self.real_only, values).get(k)
-        if again is None or _classify(first[k], again, low, high) != "nonzero":
+        if again is None or _classify(at_low, again, low, high) != "nonzero":
             return None
         self._values.setdefault(high, {}).update(values)
         if not self._informative(k, low, high):
             return None
-        return self._record("nonzero", (low, high), [first[k], again], len(first),
-                            self._label(k))
+        # Near the origin a stable, informative difference is no cancellation
+        # (FAR_OUT): only a branch can still explain it (gather.py).
+        return {**self._record("nonzero", (low, high), [at_low, again], n_usable,
+                               self._label(k)), "near_point": True}
 
     def _cancellation_far_out(self, dps: int) -> bool:
         """Whether the worst point is far out and its difference only

@@ -1,0 +1,93 @@
+"""A first look in double precision: which point to test a rejection on.
+
+Most wrong answers differ from the integrand everywhere (``2F``, ``-F``,
+``F + x``). The screen's 30-digit pass evaluates F' and f at every point
+through mpmath (0.3 to 1 ms a point) before its worst point is evaluated
+again at 60 digits to confirm the difference. SymEngine's ``Lambdify``
+evaluates both at all the points in complex doubles in well under a
+millisecond: the point where they differ most is then evaluated at 30 and
+60 digits first, and a stable difference there rejects, exactly as the same
+point would after the full pass (:meth:`.numeric.NumericComparer.screen`).
+
+Doubles only choose the point; nothing is decided on them. A double value
+that overflowed, lost its digits to cancellation or took another branch
+chooses a point whose 30/60-digit test then fails to reject, and the full
+pass runs as it always did. Without SymEngine (the ``[fast]`` extra) there
+is no first look.
+"""
+from __future__ import annotations
+
+import cmath
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import sympy as sp
+
+from ..limits import CAPS
+
+try:
+    import symengine as se
+except ImportError:  # the screen is complete without it
+    se = None
+
+# A relative difference below this in doubles may be round-off (or a
+# correct answer's cancellation): such a point is not worth testing first.
+DOUBLE_RTOL = 1e-6
+
+
+def _convertible(expr: sp.Expr) -> bool:
+    # SymEngine evaluates an integer power of a number exactly as it builds it
+    # (in C, where no deadline reaches): 3**(10**8) would stall the worker.
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Dummy):
+            return False
+        if node.is_Pow and node.base.is_number and node.exp.is_number:
+            if not node.exp.is_Rational or abs(node.exp) > CAPS.first_look_exponent:
+                return False
+    return True
+
+
+@functools.lru_cache(maxsize=512)
+def _double_function(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> Any:
+    """SymEngine's complex-double function of ``expr``, or None."""
+    if se is None or not expr.free_symbols <= set(args) or not _convertible(expr):
+        return None
+    if len({a.name for a in args}) != len(args):
+        return None  # SymEngine's symbols are names: two of one name would merge
+    try:
+        return se.Lambdify([se.Symbol(a.name) for a in args], [se.sympify(expr)], real=False)
+    except Exception:  # noqa: BLE001 - anything SymEngine cannot hold gets no first look
+        return None
+
+
+def suspects(derivative: sp.Expr, integrand: sp.Expr, args: Sequence[sp.Symbol],
+             points: Sequence[tuple[complex, bool]], param_values: Sequence[float],
+             real_only: bool) -> list[int]:
+    """Indices of ``points`` where F' and f clearly differ in doubles, the
+    largest relative difference first (empty when nothing can be said).
+
+    ``points`` are (value, on the real line); on the real line a point where
+    f is not real is skipped when ``real_only``, as the screen skips it.
+    """
+    args = tuple(args)
+    d_fn, f_fn = _double_function(derivative, args), _double_function(integrand, args)
+    if d_fn is None or f_fn is None or not points:
+        return []
+    rows = [[value, *param_values] for value, _ in points]
+    try:
+        d_values, f_values = d_fn(rows).ravel(), f_fn(rows).ravel()
+    except Exception:  # noqa: BLE001 - no double value somewhere: no first look
+        return []
+    ranked = []
+    for index, ((_, real), d, f) in enumerate(zip(points, d_values, f_values, strict=True)):
+        d, f = complex(d), complex(f)
+        if not (cmath.isfinite(d) and cmath.isfinite(f)):
+            continue
+        if real_only and real and abs(f.imag) > abs(f) * 1e-8:
+            continue
+        residual = abs(d - f) / max(abs(d), abs(f), 1.0)
+        if residual > DOUBLE_RTOL:
+            ranked.append((residual, index))
+    ranked.sort(reverse=True)
+    return [index for _, index in ranked]

@@ -78,6 +78,7 @@ class Evidence:
         # switch points, the digits): the guarantee of a numeric-only accept.
         self.coverage: dict[str, Any] = {}
         self.scaled = False
+        self._sample: tuple[list[Point], bool] | None = None
 
     def _parameters(self) -> dict[str, str]:
         return {p.name: v for p, v in zip(self.params, self.param_values, strict=True)}
@@ -104,6 +105,11 @@ class Evidence:
 
     def _complex_sample(self) -> tuple[list[Point], bool]:
         """The screen's complex points, and whether some are scaled."""
+        if self._sample is None:
+            self._sample = self._draw_complex_sample()
+        return self._sample
+
+    def _draw_complex_sample(self) -> tuple[list[Point], bool]:
         points = complex_points(random.Random(self.seed))
         scale = natural_scale([self.derivative, self.integrand], self.x)
         if scale is None:
@@ -138,7 +144,7 @@ class Evidence:
             self.on_real_line = True
             return comparer, self._real_screen(comparer, domain)
         points, self.scaled = self._complex_sample()
-        comparer = self._comparer(points)
+        comparer = self._comparer(list(points))
         screen = comparer.screen()
         if screen["decision"] in ("nonzero", "inconclusive") and (
                 not screen.get("near_point")

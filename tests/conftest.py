@@ -11,11 +11,22 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
+import sys
 
-import pytest
+# Before anything of ours is imported. The suite starts hundreds of Python
+# processes (xdist and loky workers, the CLIs, servers); with
+# PYTHONDONTWRITEBYTECODE=1, which some CI images set, each of them compiles
+# this package and the rewritten tests from source again (`-m "not slow"`:
+# 80 s on a clean clone of 2 cores, 67 s with bytecode). The bytecode goes to
+# the checkout's __pycache__ folders, which git ignores.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-from rewards.check.errors import STRICT_ENV
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from rewards.check.errors import STRICT_ENV  # noqa: E402
 
 os.environ[STRICT_ENV] = "1"
 

@@ -1,7 +1,8 @@
 """The screen's double-precision first look (rewards/check/evidence/first_look.py)
 and the single-valued rule that spares a wrong answer the real-line fallback
-(``may_branch``). Doubles only choose where to test: every verdict and reason
-is the one the full 30/60-digit pass gives, with and without SymEngine."""
+(``may_branch``). Doubles only choose where to test, and whether the proof
+goes before the screen: every verdict and reason is the one the full
+30/60-digit pass gives, with and without SymEngine."""
 from __future__ import annotations
 
 import pytest
@@ -37,6 +38,8 @@ WRONG = [
     ("a*x**2", "a*x"),                                 # a parameter
     ("log(abs(x)) + x", "1/x"),                        # the real line (Abs)
     ("x**2/2 + tanh(200*(x - 3/10))/200", "x"),        # a steep step
+    ("x**2/2 + 10**(-30)*x", "x"),                     # below every double
+    ("sqrt(x - 1)*sqrt(x + 1)", "x/sqrt(x**2 - 1)"),   # right for x > 1 only
 ]
 CORRECT = [
     ("log(x**2 + 1)", "2*x/(x**2 + 1)"),
@@ -47,6 +50,8 @@ CORRECT = [
     # Single-valued, but 1 - tanh(z)^2 cancels to nothing at the far-out
     # points (|z| ~ 300): only the real line can tell.
     ("x - tanh(x)", "(1/(1 - tanh(x)**2) - 1)*sech(x)**2"),
+    ("sin(x)**2", "sin(2*x)"),                         # proved before the screen
+    ("-cos(2*x)/4", "sin(x)*cos(x)"),
 ]
 
 
@@ -140,3 +145,52 @@ def test_what_the_first_look_stays_out_of(expr):
 ])
 def test_may_branch(expr, branches):
     assert may_branch(expr) is branches
+
+
+def _stage_names(result) -> list[str]:
+    return [s.stage for s in result.stages]
+
+
+def test_agreeing_doubles_put_the_proof_before_the_screen():
+    result = check_antiderivative("sin(x)**2", "sin(2*x)", symbol="x", input_kind="sympy")
+    names = _stage_names(result)
+    assert (result.verdict.value, result.reason) == ("CORRECT", "proved_by_exp_normal_form")
+    assert "numeric_screen" not in names and names[-1] == "fast_proof"
+    assert result.stages[-1].data["doubles_agree"] == 8
+
+
+def test_without_symengine_the_screen_comes_first(without_symengine):
+    result = check_antiderivative("sin(x)**2", "sin(2*x)", symbol="x", input_kind="sympy")
+    names = _stage_names(result)
+    assert result.reason == "proved_by_exp_normal_form"
+    assert names.index("numeric_screen") < names.index("fast_proof")
+    assert "doubles_agree" not in result.stages[-1].data
+
+
+@pytest.mark.parametrize(("answer", "integrand"), [
+    ("x**2/2 + 10**(-30)*x", "x"),                 # a difference doubles cannot see
+    ("sqrt(x - 1)*sqrt(x + 1)", "x/sqrt(x**2 - 1)"),  # another branch for Re x < 0
+], ids=["tiny_term", "branch"])
+def test_an_unproved_or_disagreeing_answer_still_meets_the_screen(answer, integrand):
+    result = check_antiderivative(answer, integrand, symbol="x", input_kind="sympy")
+    assert result.verdict.value == "WRONG"
+    assert "numeric_screen" in _stage_names(result)
+
+
+def test_agree():
+    points = [complex(0.3, 0.2), complex(-1.5, 0.9), complex(2.0, -0.4)]
+    derivative = sp.diff(sp.atan(x) + sp.log(x**2 + 1), x)
+    right = 1 / (x**2 + 1) + 2 * x / (x**2 + 1)
+    assert first_look.agree(derivative, right, (x,), points, [])
+    assert not first_look.agree(derivative, right + sp.Rational(1, 10**8), (x,), points, [])
+    assert not first_look.agree(-derivative, right, (x,), points, [])
+    assert first_look.agree(a * x, a * x, (x, a), points, [3.0])
+    assert not first_look.agree(a * x, 3 * x, (x, a), points, [2.0])
+    # Nothing can be said from an overflow, an underflow or no points.
+    assert not first_look.agree(sp.exp(x**3 * 1000), sp.exp(x**3 * 1000), (x,), points, [])
+    assert not first_look.agree(sp.exp(-x**2 * 10**6), sp.exp(-x**2 * 10**6), (x,), points, [])
+    assert not first_look.agree(x, x, (x,), [], [])
+
+
+def test_agree_says_nothing_without_symengine(without_symengine):
+    assert not first_look.agree(x, x, (x,), [complex(0.3, 0.2)], [])

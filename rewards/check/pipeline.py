@@ -7,10 +7,12 @@ the integrand, through stages that each leave a record, in this order:
     -> symbol -> integrand_parse -> candidate_parse   (prepare.variable, prepare.ingest)
     -> constants / residual_symbols -> normalize      (prepare.constants, prepare.real)
     -> differentiate -> differentiable -> residual_symbols   (prepare.derivative)
-    -> [memo] -> structural -> numeric_screen -> fast_proof -> numeric_confirm
+    -> [memo] -> structural [-> fast_proof] -> numeric_screen -> fast_proof -> numeric_confirm
     -> symbolic_confirm [-> domain] [-> invisible_terms | numeric_accept]
     [-> agreement]
 
+(``fast_proof`` runs once: before the screen when F' and f agree in doubles
+at every point the screen would use, :mod:`.evidence.first_look`.)
 ``result.stages[-1]`` is, by construction, the stage that decided (or broke).
 The function is pure (no I/O, no globals beyond caches of parsed integrands)
 and never raises: bad input is a verdict with a reason (:mod:`.context`).
@@ -183,6 +185,18 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
     if structural:
         return accept("structural", "structural", Confidence.SYMBOLIC)
 
+    # Where F' and f agree in doubles at every complex point the screen
+    # would use, it would find no difference: the normal form goes first,
+    # and a proved answer pays for no multi-precision evaluation at all. An
+    # unproved one still meets the screen; nothing is decided on doubles.
+    fast: dict[str, Any] | None = None
+    start = time.perf_counter()
+    agreeing = evidence.agrees_in_doubles()
+    if agreeing:
+        fast = _fast_stage(check, evidence, residual, start, doubles_agree=agreeing)
+        if fast["proved"]:
+            return accept("fast_proof", f"proved_by_{fast['by']}", Confidence.SYMBOLIC)
+
     start = time.perf_counter()
     comparer, screen = evidence.screen()
     stages.append(StageRecord("numeric_screen", "ok", ms_since(start), screen))
@@ -193,12 +207,10 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
 
     # A normal form decides most correct answers in milliseconds, and a proof
     # needs no higher-precision confirmation.
-    start = time.perf_counter()
-    fast = fast_proof(residual, evidence.x, min(CAPS.fast_proof_seconds, deadline.remaining()))
-    stages.append(StageRecord("fast_proof", "ok" if fast["proved"] else "fail",
-                              ms_since(start), fast))
-    if fast["proved"]:
-        return accept("fast_proof", f"proved_by_{fast['by']}", Confidence.SYMBOLIC)
+    if fast is None:
+        fast = _fast_stage(check, evidence, residual, time.perf_counter())
+        if fast["proved"]:
+            return accept("fast_proof", f"proved_by_{fast['by']}", Confidence.SYMBOLIC)
 
     # The strict multi-precision test (60 and 120 digits) comes before the
     # ladder: it costs tens of milliseconds, rejects hidden tiny terms (1e-30 x)
@@ -251,6 +263,16 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
         return check.finish(Verdict.TIMEOUT, "symbolic_confirm", {"reason": "timeout"})
     # Neither evaluable nor provable: never accept what nothing supports.
     return check.finish(Verdict.WRONG, "symbolic_confirm", {"reason": "unverifiable"})
+
+
+def _fast_stage(check: Check, evidence: Evidence, residual: sp.Expr, start: float,
+                **note: Any) -> dict[str, Any]:
+    """The normal-form proof of ``residual`` = 0, recorded as ``fast_proof``."""
+    fast = fast_proof(residual, evidence.x,
+                      min(CAPS.fast_proof_seconds, check.deadline.remaining()))
+    check.stages.append(StageRecord("fast_proof", "ok" if fast["proved"] else "fail",
+                                    ms_since(start), {**fast, **note}))
+    return fast
 
 
 def _agree(check: Check, result: CheckResult, alternatives: list[str], integrand: Any,

@@ -9,7 +9,13 @@ millisecond: the point where they differ most is then evaluated at 30 and
 60 digits first, and a stable difference there rejects, exactly as the same
 point would after the full pass (:meth:`.numeric.NumericComparer.screen`).
 
-Doubles only choose the point; nothing is decided on them. A double value
+The same doubles tell the checker what to try first. Where F' and f agree
+to ten digits at every complex point the screen would use (:func:`agree`),
+the screen would find no difference there either, and the normal-form proof
+runs before it: a proved answer then pays for no multi-precision evaluation
+at all, and an unproved one goes on to the screen as before.
+
+Doubles only choose the point and the order; nothing is decided on them. A double value
 that overflowed, lost its digits to cancellation or took another branch
 chooses a point whose 30/60-digit test then fails to reject, and the full
 pass runs as it always did. Without SymEngine (the ``[fast]`` extra) there
@@ -34,6 +40,12 @@ except ImportError:  # the screen is complete without it
 # A relative difference below this in doubles may be round-off (or a
 # correct answer's cancellation): such a point is not worth testing first.
 DOUBLE_RTOL = 1e-6
+# Agreement to this relative difference at every point: what a right answer
+# shows in doubles. A branch taken differently off the real axis (the reason
+# the screen turns to the real line) differs by a sign or 2*pi*i, far above it.
+AGREE_RTOL = 1e-10
+# Values below this may have lost their digits to underflow: no agreement.
+_TINY = 1e-280
 
 
 def _convertible(expr: sp.Expr) -> bool:
@@ -61,6 +73,39 @@ def _double_function(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> Any:
         return None
 
 
+def _values(derivative: sp.Expr, integrand: sp.Expr, args: Sequence[sp.Symbol],
+            points: Sequence[complex], param_values: Sequence[float]) -> Any:
+    """F' and f at ``points`` in complex doubles, as two flat arrays, or None."""
+    args = tuple(args)
+    d_fn, f_fn = _double_function(derivative, args), _double_function(integrand, args)
+    if d_fn is None or f_fn is None or not points:
+        return None
+    rows = [[value, *param_values] for value in points]
+    try:
+        return d_fn(rows).ravel(), f_fn(rows).ravel()
+    except Exception:  # noqa: BLE001 - no double value somewhere: no first look
+        return None
+
+
+def agree(derivative: sp.Expr, integrand: sp.Expr, args: Sequence[sp.Symbol],
+          points: Sequence[complex], param_values: Sequence[float]) -> bool:
+    """Whether F' and f agree in doubles at every one of ``points``: both
+    finite and away from zero, within :data:`AGREE_RTOL` of each other.
+    ``False`` whenever something cannot be said (no SymEngine, an overflow,
+    a zero, a value SymEngine cannot compute)."""
+    values = _values(derivative, integrand, args, points, param_values)
+    if values is None:
+        return False
+    for d, f in zip(*values, strict=True):
+        d, f = complex(d), complex(f)
+        if not (cmath.isfinite(d) and cmath.isfinite(f)):
+            return False
+        scale = max(abs(d), abs(f))
+        if scale < _TINY or abs(d - f) > AGREE_RTOL * scale:
+            return False
+    return True
+
+
 def suspects(derivative: sp.Expr, integrand: sp.Expr, args: Sequence[sp.Symbol],
              points: Sequence[tuple[complex, bool]], param_values: Sequence[float],
              real_only: bool) -> list[int]:
@@ -70,15 +115,10 @@ def suspects(derivative: sp.Expr, integrand: sp.Expr, args: Sequence[sp.Symbol],
     ``points`` are (value, on the real line); on the real line a point where
     f is not real is skipped when ``real_only``, as the screen skips it.
     """
-    args = tuple(args)
-    d_fn, f_fn = _double_function(derivative, args), _double_function(integrand, args)
-    if d_fn is None or f_fn is None or not points:
+    values = _values(derivative, integrand, args, [value for value, _ in points], param_values)
+    if values is None:
         return []
-    rows = [[value, *param_values] for value, _ in points]
-    try:
-        d_values, f_values = d_fn(rows).ravel(), f_fn(rows).ravel()
-    except Exception:  # noqa: BLE001 - no double value somewhere: no first look
-        return []
+    d_values, f_values = values
     ranked = []
     for index, ((_, real), d, f) in enumerate(zip(points, d_values, f_values, strict=True)):
         d, f = complex(d), complex(f)

@@ -14,8 +14,10 @@ from ..result import StageRecord, ms_since
 from ..timebox import Deadline
 from .continuity import can_jump, find_jump
 from .domain import DomainReport, analyze, real_points_of, restricts_domain
+from .first_look import agree
 from .numeric import LEVELS, NumericComparer, sampling_mode
 from .points import (
+    Point,
     complex_points,
     far_points,
     feature_points,
@@ -76,6 +78,7 @@ class Evidence:
         # switch points, the digits): the guarantee of a numeric-only accept.
         self.coverage: dict[str, Any] = {}
         self.scaled = False
+        self._sample: tuple[list[Point], bool] | None = None
 
     def _parameters(self) -> dict[str, str]:
         return {p.name: v for p, v in zip(self.params, self.param_values, strict=True)}
@@ -100,6 +103,38 @@ class Evidence:
             return self._comparer(domain.points, real_only=False)
         return self._comparer(domain.points, domain.usable)
 
+    def _complex_sample(self) -> tuple[list[Point], bool]:
+        """The screen's complex points, and whether some are scaled."""
+        if self._sample is None:
+            self._sample = self._draw_complex_sample()
+        return self._sample
+
+    def _draw_complex_sample(self) -> tuple[list[Point], bool]:
+        points = complex_points(random.Random(self.seed))
+        scale = natural_scale([self.derivative, self.integrand], self.x)
+        if scale is None:
+            return points, False
+        # e^{2016 x}: the generic points are where its values carry no
+        # information; these are where they do.
+        return points + complex_points(random.Random(self.seed ^ 6), scale=scale), True
+
+    def agrees_in_doubles(self) -> int:
+        """How many complex points the screen would use, when F' and f agree
+        in doubles at every one of them (:func:`.first_look.agree`); else 0.
+        Then the screen would find no difference and stay on those points
+        (no turn to the real line, no domain rule): a proof may come first.
+        Always 0 for expressions sampled on the real line."""
+        if sampling_mode(self.derivative, self.integrand) == "real":
+            return 0
+        points, _ = self._complex_sample()
+        try:
+            values = [complex(float(re_), float(im_)) for re_, im_ in points]
+            params = [float(v) for v in self.param_values]
+        except (OverflowError, ValueError):
+            return 0
+        return len(points) if agree(self.derivative, self.integrand, (self.x, *self.params),
+                                    values, params) else 0
+
     def screen(self) -> tuple[NumericComparer, dict[str, Any]]:
         """The cheap first comparison, on complex points for analytic
         expressions and on the real line (domain rule applied) otherwise."""
@@ -108,14 +143,8 @@ class Evidence:
             comparer = self._real_line_comparer(domain)
             self.on_real_line = True
             return comparer, self._real_screen(comparer, domain)
-        points = complex_points(random.Random(self.seed))
-        scale = natural_scale([self.derivative, self.integrand], self.x)
-        if scale is not None:
-            # e^{2016 x}: the generic points are where its values carry no
-            # information; these are where they do.
-            points += complex_points(random.Random(self.seed ^ 6), scale=scale)
-            self.scaled = True
-        comparer = self._comparer(points)
+        points, self.scaled = self._complex_sample()
+        comparer = self._comparer(list(points))
         screen = comparer.screen()
         if screen["decision"] in ("nonzero", "inconclusive") and (
                 not screen.get("near_point")

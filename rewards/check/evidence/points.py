@@ -24,6 +24,7 @@ points as ``(re, "0")`` pairs like complex ones.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import random
@@ -197,23 +198,35 @@ def natural_scale(exprs: Sequence[sp.Expr], x: sp.Symbol) -> float | None:
                 if not isinstance(arg, sp.Expr) or arg in seen or not arg.has(x):
                     continue
                 seen.add(arg)
-                # |u| changes as fast as u: e^{2016 |x|} has the scale of e^{2016 x}.
-                plain = arg.replace(sp.Abs, lambda u: u) if arg.has(sp.Abs) else arg
-                poly = small_polynomial(plain, x, CAPS.exact_root_degree)
-                if poly is None:
-                    continue
-                terms = poly.terms()
-                for (k,), c in terms:
-                    if k < 1 or not c.is_number:
-                        continue
-                    try:
-                        size = abs(complex(c))
-                    except (TypeError, ValueError, OverflowError):
-                        continue
-                    if size > 0:
-                        length = size ** (-1.0 / k)
-                        best = length if best is None else min(best, length)
+                length = _argument_length(arg, x)
+                if length is not None:
+                    best = length if best is None else min(best, length)
     return best if best is not None and best < SMALL_SCALE else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _argument_length(arg: sp.Expr, x: sp.Symbol) -> float | None:
+    """``min |c_k|^{-1/k}`` over the terms of ``arg`` as a polynomial in
+    ``x`` with numeric coefficients, or None. Cached: a GRPO group's answers
+    and their derivatives share most arguments with the integrand, and
+    building the polynomial is most of :func:`natural_scale`'s time."""
+    # |u| changes as fast as u: e^{2016 |x|} has the scale of e^{2016 x}.
+    plain = arg.replace(sp.Abs, lambda u: u) if arg.has(sp.Abs) else arg
+    poly = small_polynomial(plain, x, CAPS.exact_root_degree)
+    if poly is None:
+        return None
+    best = None
+    for (k,), c in poly.terms():
+        if k < 1 or not c.is_number:
+            continue
+        try:
+            size = abs(complex(c))
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if size > 0:
+            length = size ** (-1.0 / k)
+            best = length if best is None else min(best, length)
+    return best
 
 
 def scaled_real_points(rng: random.Random, scale: float, n: int = 8) -> list[Point]:

@@ -194,3 +194,35 @@ def test_agree():
 
 def test_agree_says_nothing_without_symengine(without_symengine):
     assert not first_look.agree(x, x, (x,), [complex(0.3, 0.2)], [])
+
+
+def test_single_valued_expressions_are_compared_near_the_origin():
+    # Far out, doubles lose csch(z)^6 coth(z)^4 (1e-52 at Re z = 12) to the
+    # cancellation of its derivative's terms (1e-10).
+    near, far = [complex(0.3, 0.2), complex(-1.1, 0.7)], [complex(12.2, 0.9)]
+    F = -sp.coth(x)**9 / 9 + 2 * sp.coth(x)**7 / 7 - sp.coth(x)**5 / 5
+    derivative, integrand = sp.diff(F, x), sp.coth(x)**4 * sp.csch(x)**6
+    assert not first_look.agree(derivative, integrand, (x,), near + far, [])
+    assert first_look.agree(derivative, integrand, (x,), near + far, [], single_valued=True)
+    # ... as long as enough points are near,
+    assert not first_look.agree(derivative, integrand, (x,), near[:1] + far * 2, [],
+                                single_valued=True)
+    # and every near one agrees.
+    assert not first_look.agree(derivative, 2 * integrand, (x,), near + far, [],
+                                single_valued=True)
+
+
+def test_single_valued_expressions_allow_round_off():
+    points = [complex(0.3, 0.2), complex(-1.5, 0.9)]
+    off = x * (1 + sp.Rational(1, 10**8))
+    assert not first_look.agree(off, x, (x,), points, [])
+    assert first_look.agree(off, x, (x,), points, [], single_valued=True)
+    assert not first_look.agree(x * (1 + sp.Rational(1, 10**4)), x, (x,), points, [],
+                                single_valued=True)
+
+
+def test_a_single_valued_answer_past_the_doubles_is_proved_before_the_screen():
+    result = check_antiderivative("-coth(x)**9/9 + 2*coth(x)**7/7 - coth(x)**5/5",
+                                  "coth(x)**4*csch(x)**6", symbol="x", input_kind="sympy")
+    assert result.verdict.value == "CORRECT"
+    assert "numeric_screen" not in _stage_names(result)

@@ -120,7 +120,9 @@ class Evidence:
 
     def agrees_in_doubles(self) -> int:
         """How many complex points the screen would use, when F' and f agree
-        in doubles at every one of them (:func:`.first_look.agree`); else 0.
+        in doubles there (:func:`.first_look.agree`: at every one of them, or
+        for single-valued expressions at the points doubles can represent);
+        else 0.
         Then the screen would find no difference and stay on those points
         (no turn to the real line, no domain rule): a proof may come first.
         Always 0 for expressions sampled on the real line."""
@@ -132,8 +134,9 @@ class Evidence:
             params = [float(v) for v in self.param_values]
         except (OverflowError, ValueError):
             return 0
+        single_valued = not (may_branch(self.derivative) or may_branch(self.integrand))
         return len(points) if agree(self.derivative, self.integrand, (self.x, *self.params),
-                                    values, params) else 0
+                                    values, params, single_valued=single_valued) else 0
 
     def screen(self) -> tuple[NumericComparer, dict[str, Any]]:
         """The cheap first comparison, on complex points for analytic

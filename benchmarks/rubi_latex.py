@@ -534,7 +534,18 @@ def make_report(summaries: list[dict[str, Any]], stages: dict[str, Any] | None,
         if cfg in by and trl and trl["cps"]:
             lines.append(f"- {labels.get(cfg, cfg)} / TRL `accuracy_reward`: "
                          f"**{by[cfg]['cps'] / trl['cps']:.2f}x** completions/s "
-                         f"(target: >= 2x in issue 9, >= 3x in issue 17)")
+                         f"(target: >= 2x in issue 9, >= 3x in issue 17, >= 10x in issue 27)")
+    one, default = by.get("ours/w1"), by.get("ours/default")
+    if one and default and one["cps"]:
+        lines.append(f"- {labels.get('ours/default', 'ours/default')} / 1 worker: "
+                     f"**{default['cps'] / one['cps']:.2f}x** completions/s on {cpus} CPU(s) "
+                     f"(target: >= 1.8x with 2 workers in issue 27)")
+    floor = by.get("ours/sequential")
+    if floor and default and default["wall_s"]:
+        lines.append(f"- the sequential floor (every completion in-process, no pool, no dedup, "
+                     f"no cache): {floor['wall_s']:.1f} s for {floor['completions']} completions; "
+                     f"as trained: {default['wall_s']:.1f} s, "
+                     f"{floor['wall_s'] / default['wall_s']:.2f}x faster")
     lines.append("")
     # Per form
     form_rows = []

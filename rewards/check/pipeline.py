@@ -12,7 +12,7 @@ the integrand, through stages that each leave a record, in this order:
     [-> agreement]
 
 (``fast_proof`` runs once: before the screen when F' and f agree in doubles
-at every point the screen would use, :mod:`.evidence.first_look`.)
+at the screen's points, :func:`.evidence.first_look.agree`.)
 ``result.stages[-1]`` is, by construction, the stage that decided (or broke).
 The function is pure (no I/O, no globals beyond caches of parsed integrands)
 and never raises: bad input is a verdict with a reason (:mod:`.context`).
@@ -185,8 +185,8 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
     if structural:
         return accept("structural", "structural", Confidence.SYMBOLIC)
 
-    # Where F' and f agree in doubles at every complex point the screen
-    # would use, it would find no difference: the normal form goes first,
+    # Where F' and f agree in doubles at the screen's complex points
+    # (first_look.agree), it would find no difference: the normal form goes first,
     # and a proved answer pays for no multi-precision evaluation at all. An
     # unproved one still meets the screen; nothing is decided on doubles.
     fast: dict[str, Any] | None = None

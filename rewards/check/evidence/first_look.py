@@ -10,10 +10,11 @@ millisecond: the point where they differ most is then evaluated at 30 and
 point would after the full pass (:meth:`.numeric.NumericComparer.screen`).
 
 The same doubles tell the checker what to try first. Where F' and f agree
-to ten digits at every complex point the screen would use (:func:`agree`),
-the screen would find no difference there either, and the normal-form proof
-runs before it: a proved answer then pays for no multi-precision evaluation
-at all, and an unproved one goes on to the screen as before.
+to ten digits at every complex point the screen would use, or, without a
+branch, to six digits at those near the origin (:func:`agree`), the screen
+would find no difference that a proof could contradict, and the normal-form
+proof runs before it: a proved answer then pays for no multi-precision
+evaluation at all, and an unproved one goes on to the screen as before.
 
 Doubles only choose the point and the order; nothing is decided on them. A double value
 that overflowed, lost its digits to cancellation or took another branch

@@ -12,9 +12,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("trl")
-pytest.importorskip("torch")
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = REPO_ROOT / "examples" / "train_grpo.py"
 
@@ -33,6 +30,10 @@ def _load_script():
 
 @pytest.fixture(scope="module")
 def train_grpo():
+    # Here, not at module level: importing TRL and torch at collection would
+    # cost every xdist worker seconds, also where these tests are deselected.
+    pytest.importorskip("trl")
+    pytest.importorskip("torch")
     return _load_script()
 
 

@@ -136,10 +136,11 @@ def test_quick_run_writes_metrics_summary_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
     out = tmp_path / "quick"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    # --quick's 40 SFT steps are most of its time (18 of 27 s); what this test
-    # reads (the files and their fields) does not depend on how far SFT got.
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--sft-steps", "8",
-                           "--out", str(out)],
+    # --quick's 40 SFT steps and 32 held-out problems are most of its time;
+    # what this test reads (the files and their fields) does not depend on
+    # how far SFT got or how many problems were evaluated (9: one a family).
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--sft-steps", "2",
+                           "--held-out-size", "9", "--out", str(out)],
                           cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]

@@ -106,6 +106,9 @@ def test_latex_reader_refuses_what_it_does_not_know(lti):
             lti.latex_to_sympy_text(text)
 
 
+# Slow for its import: a GRPOConfig is transformers' TrainingArguments, ~6 s
+# to import (torch, peft, accelerate), the largest single cost of the inner loop.
+@pytest.mark.slow
 def test_grpo_config_parses(lti, tmp_path):
     args = lti.build_grpo_config(lti.GRPO_CONFIG, overrides={"output_dir": tmp_path / "o"})
     assert args.use_cpu and not args.bf16 and args.beta == 0.0

@@ -914,12 +914,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="reuse this warm-start checkpoint (from an earlier --out) instead of "
                         "building one")
     p.add_argument("--held-out-size", type=int, default=None,
-                   help="held-out problems evaluated, families in turn (default: all)")
+                   help="held-out problems evaluated, families in turn (default: all, 32 with --quick)")
     args = p.parse_args(argv)
     if args.quick:
         args.rewards, args.seeds = args.rewards[:1], args.seeds[:1]
         args.steps, args.eval_every, args.eval_samples = 3, 3, 0
-        args.held_out_size = 32
+        args.held_out_size = args.held_out_size or 32  # an explicit size still holds
     if args.sft_steps is None:
         args.sft_steps = 40 if args.quick else SFT["steps"]
     return args

@@ -44,11 +44,16 @@ def test_huge_numbers_in_the_derivative_give_a_verdict(answer, integrand):
 
 
 def test_with_a_memo_too():
+    # F' holds 13**4999 (5,570 digits): the memo keys and stores it. (The
+    # 41**4000 answer holds one too, but takes 3 s of 4000-digit evaluations.)
     memo = JudgementMemo()
-    answer, integrand = HUGE_ANSWERS[1]
+    answer, integrand = HUGE_ANSWERS[3]
     first = check_antiderivative(answer, integrand, memo=memo, timeout_s=5)
     again = check_antiderivative(answer, integrand, memo=memo, timeout_s=5)
+    derivative = next(s for s in first.stages if s.stage == "differentiate")
+    assert "~" in derivative.data["out"]  # printed bounded: ~4.007e+5568
     assert again.verdict is first.verdict
+    assert "memo" in [s.stage for s in again.stages]
 
 
 @pytest.mark.parametrize("value", [

@@ -21,9 +21,6 @@ from rewards import prompts
 from rewards.integrations import common
 from rewards.integrations import verl as verl_module
 
-np = pytest.importorskip("numpy")
-torch = pytest.importorskip("torch")
-
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "data" / "integrals_sample.jsonl"
 KEYS = {"score", "acc", "verdict", "reason", "confidence", "extracted_answer"}
@@ -47,13 +44,25 @@ def load_by_path(path: Path, name: str):
 
 
 @pytest.fixture(scope="module")
+def torch():
+    # A fixture, not a module-level import: importing torch at collection
+    # costs every xdist worker seconds, and only slow tests here use it.
+    return pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def np():
+    return pytest.importorskip("numpy")
+
+
+@pytest.fixture(scope="module")
 def verl_fn():
     return load_by_path(Path(verl_module.__file__), f"custom_module_{hash(verl_module.__file__)}")
 
 
 # -- verl --------------------------------------------------------------------------
 @pytest.mark.slow
-def test_verl_reward_loop_calls_per_sample_from_a_thread_pool(verl_fn, caplog):
+def test_verl_reward_loop_calls_per_sample_from_a_thread_pool(verl_fn, caplog, torch, np):
     """verl 0.7+: RewardLoopWorker runs a sync compute_score in the loop's default
     executor, one call per sample, gathered; the manager then stacks each key."""
     compute_score = verl_fn.compute_score
@@ -107,7 +116,7 @@ def test_verl_async_compute_score_is_awaited_on_the_loop(verl_fn):
 
 
 @pytest.mark.slow
-def test_verl_legacy_naive_manager_sequential_keyword_calls(verl_fn):
+def test_verl_legacy_naive_manager_sequential_keyword_calls(verl_fn, torch):
     reward_tensor = torch.zeros(len(CASES), 8)
     for i, (response, integrand, variable, _) in enumerate(CASES):
         score = verl_fn.compute_score(data_source="integrals", solution_str=response,
@@ -118,7 +127,7 @@ def test_verl_legacy_naive_manager_sequential_keyword_calls(verl_fn):
 
 
 @pytest.mark.slow
-def test_verl_batch_manager_plural_keywords(verl_fn, tmp_path):
+def test_verl_batch_manager_plural_keywords(verl_fn, tmp_path, np):
     config = tmp_path / "reward.yaml"
     config.write_text("shaping: binary\nnull_reward: -1.0\nworkers: 1\n")
     reward_kwargs = {"reward_config": str(config)}  # +...custom_reward_function.reward_kwargs
@@ -242,7 +251,7 @@ def reward_func():
 
 
 @pytest.mark.slow
-def test_openrlhf_per_sample_calls_from_threads(reward_func):
+def test_openrlhf_per_sample_calls_from_threads(reward_func, torch):
     """0.9.1+: one call per sample, asyncio.to_thread(reward_func, [q], [p], [l]);
     then _process_response_into_experience."""
     samples = [openrlhf_sample(r, f, v) for r, f, v, _ in CASES]
@@ -270,7 +279,7 @@ def test_openrlhf_per_sample_calls_from_threads(reward_func):
 
 
 @pytest.mark.slow
-def test_openrlhf_batched_call_and_merge(reward_func):
+def test_openrlhf_batched_call_and_merge(reward_func, torch):
     """0.8.x: one call per micro-batch; results merged with torch.cat."""
     samples = [openrlhf_sample(r, f, v) for r, f, v, _ in CASES]
     queries, prompts_, labels = (list(x) for x in zip(*samples, strict=True))
@@ -285,7 +294,7 @@ def test_openrlhf_batched_call_and_merge(reward_func):
     assert merged["checker_error"].tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
 
 
-def update_samples_with_rewards_0_8(rewards_info):
+def update_samples_with_rewards_0_8(rewards_info, torch):
     """OpenRLHF 0.8.11's merge of the per-micro-batch answers
     (ppo_utils/experience_maker.update_samples_with_rewards), transcribed."""
     rewards = torch.cat([torch.as_tensor(info["rewards"]) for info in rewards_info], dim=0)
@@ -296,7 +305,7 @@ def update_samples_with_rewards_0_8(rewards_info):
 
 
 @pytest.mark.slow
-def test_openrlhf_0_8_http_mode_needs_extra_logs_omitted():
+def test_openrlhf_0_8_http_mode_needs_extra_logs_omitted(torch):
     """0.8.x torch.cat's the HTTP answers' extra_logs: the JSON lists fail on the
     first step, so the server omits them with --extra-logs omit."""
     from rewards.serve.server import RewardApp
@@ -313,9 +322,9 @@ def test_openrlhf_0_8_http_mode_needs_extra_logs_omitted():
         answers[mode] = json.loads(json.dumps(answer))  # what the HTTP client gets
     assert set(answers["lists"]["extra_logs"]) == {"acc", "no_answer", "timeout", "checker_error"}
     with pytest.raises(TypeError, match="Tensor"):
-        update_samples_with_rewards_0_8([answers["lists"], answers["lists"]])
+        update_samples_with_rewards_0_8([answers["lists"], answers["lists"]], torch)
     assert "extra_logs" not in answers["omit"]
-    merged = update_samples_with_rewards_0_8([answers["omit"], answers["omit"]])
+    merged = update_samples_with_rewards_0_8([answers["omit"], answers["omit"]], torch)
     assert merged.tolist() == pytest.approx([1.0, 0.0, -0.2] * 2)
     with pytest.raises(ValueError, match="extra_logs"):
         ServeConfig(extra_logs="scalars")

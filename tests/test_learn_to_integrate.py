@@ -106,6 +106,9 @@ def test_latex_reader_refuses_what_it_does_not_know(lti):
             lti.latex_to_sympy_text(text)
 
 
+# Slow for its import: a GRPOConfig is transformers' TrainingArguments, ~6 s
+# to import (torch, peft, accelerate), the largest single cost of the inner loop.
+@pytest.mark.slow
 def test_grpo_config_parses(lti, tmp_path):
     args = lti.build_grpo_config(lti.GRPO_CONFIG, overrides={"output_dir": tmp_path / "o"})
     assert args.use_cpu and not args.bf16 and args.beta == 0.0
@@ -136,10 +139,11 @@ def test_quick_run_writes_metrics_summary_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
     out = tmp_path / "quick"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    # --quick's 40 SFT steps are most of its time (18 of 27 s); what this test
-    # reads (the files and their fields) does not depend on how far SFT got.
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--sft-steps", "8",
-                           "--out", str(out)],
+    # --quick's 40 SFT steps and 32 held-out problems are most of its time;
+    # what this test reads (the files and their fields) does not depend on
+    # how far SFT got or how many problems were evaluated (9: one a family).
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--sft-steps", "2",
+                           "--held-out-size", "9", "--out", str(out)],
                           cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]

@@ -172,7 +172,9 @@ def test_rubi_antiderivatives_differentiate_as_with_sympy():
     rows = [json.loads(line) for line in DATA.open()]
     rows = [r for r in rows if len(r["antiderivative"]) < 200]
     trusted = 0
-    for row in random.Random(27).sample(rows, 150):
+    # 80 rows: the inner loop's largest single test at 150 (6 s); the other
+    # tests of this file check each trusted rule on and off its branch cuts.
+    for row in random.Random(27).sample(rows, 80):
         F = sp.sympify(row["antiderivative"], locals={"x": x})
         for term in sp.Add.make_args(F):
             rest = term.as_coeff_Mul()[1]
@@ -181,4 +183,4 @@ def test_rubi_antiderivatives_differentiate_as_with_sympy():
                 continue
             trusted += 1
             assert _max_gap(ours, sp.diff(rest, x)) < 1e-20, row["id"]
-    assert trusted > 150  # most Rubi terms are elementary
+    assert trusted > 80  # most Rubi terms are elementary

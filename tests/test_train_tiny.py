@@ -12,9 +12,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("trl")
-pytest.importorskip("torch")
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = REPO_ROOT / "examples" / "train_grpo.py"
 
@@ -33,6 +30,10 @@ def _load_script():
 
 @pytest.fixture(scope="module")
 def train_grpo():
+    # Here, not at module level: importing TRL and torch at collection would
+    # cost every xdist worker seconds, also where these tests are deselected.
+    pytest.importorskip("trl")
+    pytest.importorskip("torch")
     return _load_script()
 
 
@@ -60,6 +61,9 @@ def test_build_dataset_rejects_missing_column(train_grpo, dataset_file):
         train_grpo.build_dataset(str(dataset_file), integrand_column="f")
 
 
+# Slow for its import: a GRPOConfig is transformers' TrainingArguments, ~6 s
+# to import (torch, peft, accelerate), the largest single cost of the inner loop.
+@pytest.mark.slow
 def test_grpo_configs_parse(train_grpo, tmp_path):
     tiny = train_grpo.build_grpo_config(tiny=True, overrides={"output_dir": tmp_path / "o", "max_steps": 2})
     assert tiny.max_steps == 2 and tiny.use_cpu and not tiny.bf16 and tiny.num_generations == 4

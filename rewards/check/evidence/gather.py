@@ -121,8 +121,8 @@ class Evidence:
     def agrees_in_doubles(self) -> int:
         """How many complex points the screen would use, when F' and f agree
         in doubles there (:func:`.first_look.agree`: at every one of them, or
-        for single-valued expressions at the points doubles can represent);
-        else 0.
+        for single-valued expressions at those within ``first_look.NEAR`` of
+        the origin); else 0.
         Then the screen would find no difference and stay on those points
         (no turn to the real line, no domain rule): a proof may come first.
         Always 0 for expressions sampled on the real line."""

@@ -131,3 +131,36 @@ def test_the_real_sample_reaches_the_natural_scale():
     F = sp.sign(x) * (sp.exp(2016 * sp.Abs(x)) - 1) / 2016
     report = analyze(F, sp.exp(2016 * sp.Abs(x)), "x", {}, random.Random(0), Deadline(10))
     assert sum(abs(float(p)) < 0.01 for p, _ in report.points) >= 4
+
+
+# Sums, products and powers as the parser and SymPy's diff leave them: signs
+# in front, reciprocals, half powers both ways, a negative base under a
+# power (where one missing parenthesis would compute -(1**2)), a product
+# inside a power inside a function, an unevaluated product with a rational.
+_PRINTED = [
+    -2 * x**3 / (x + 1) + sp.sqrt(x) / 3 - 1 / sp.sqrt(x**2 + 1),
+    (-1) ** x + (-2) ** sp.Rational(1, 3) * x,
+    -x**2 + sp.Rational(-5, 7) * sp.exp(-x) * sp.sin(x) ** -2,
+    sp.log(1 - 2 * x) * (3 * x + 2) ** -1 - sp.atan(x / sp.sqrt(1 - x**2)),
+    sp.Mul(sp.Rational(1, 2), sp.Pow(x - 1, -1, evaluate=False), evaluate=False),
+    (x**2 - 4) ** sp.Rational(-3, 2) * sp.cosh(x) ** 2 - sp.I * x ** (-sp.Rational(1, 2)),
+]
+
+
+@pytest.mark.parametrize("expr", _PRINTED, ids=str)
+def test_the_flat_printer_computes_what_lambdify_computes(expr):
+    # compile_expr prints sums, products and powers in full parentheses
+    # (no precedence or sign queries): the same values, to the last digits.
+    ours = compile_expr([x], expr)
+    stock = sp.lambdify([x], expr, "mpmath")
+    for dps in (30, 60):
+        with mp.workdps(dps):
+            for point in (mp.mpf("0.37"), mp.mpf("-2.5"), mp.mpc("1.3", "-0.4")):
+                try:
+                    expected = mp.mpmathify(stock(point))
+                except ZeroDivisionError:
+                    with pytest.raises(ZeroDivisionError):
+                        ours(point)
+                    continue
+                got = mp.mpmathify(ours(point))
+                assert abs(got - expected) <= mp.mpf(10) ** (4 - dps) * max(1, abs(expected))

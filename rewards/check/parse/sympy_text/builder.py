@@ -94,6 +94,8 @@ class _Builder:
         self.limits = limits
         self.answer = answer
         self.notes = notes
+        # Per node built: (free symbol, oo/zoo/nan), for _check_nonfinite_mix.
+        self._flags: dict[sympy.Expr, tuple[bool, bool]] = {}
 
     # -- pass 1: validate the whole tree before building anything ----------
     def validate(self, root: ast.expr) -> None:
@@ -399,13 +401,13 @@ class _Builder:
         return _check_built(value, deep=False, bounds=self.bounds)
 
     def add(self, terms: list[sympy.Expr]) -> sympy.Expr:
-        _check_nonfinite_mix(terms)
+        _check_nonfinite_mix(terms, self._flags)
         if sum(_mag(t) for t in terms) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "sum would produce too large numbers")
         return _check_built(sympy.Add(*terms), deep=False, bounds=self.bounds)
 
     def mul(self, factors: list[sympy.Expr]) -> sympy.Expr:
-        _check_nonfinite_mix(factors)
+        _check_nonfinite_mix(factors, self._flags)
         if sum(_mag(f) for f in factors) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "product would produce too large numbers")
         if sum(_radical_digits_in_product(f) for f in factors) > ANSWER.radicand_digits:
@@ -414,7 +416,7 @@ class _Builder:
 
     def pow(self, base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
         # All checks happen BEFORE sympy.Pow, which evaluates eagerly.
-        _check_nonfinite_mix([base, exponent])
+        _check_nonfinite_mix([base, exponent], self._flags)
         if not exponent.is_Rational:
             _check_exponent_atoms(exponent, self.bounds)
         if exponent.is_Rational:

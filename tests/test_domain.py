@@ -18,8 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rewards import Confidence, Verdict, check_antiderivative
-from rewards.check.evidence.domain import analyze, restricts_domain
+from rewards.check.evidence import points as points_module
+from rewards.check.evidence.domain import analyze, restricts_domain, spread_sample
 from rewards.check.evidence.points import breakpoints, complex_points, real_points, seed_for
+from rewards.check.limits import CAPS
 from rewards.check.timebox import Deadline
 from tests.cases import domain
 from tests.support import case_id, check_case
@@ -244,3 +246,81 @@ def test_cancellation_far_out_is_not_a_difference():
     assert _comparer(derivative, 1 / s, points).screen()["decision"] in ("zero", "zero_low")
     # ... while a real difference there stays one.
     assert _comparer(2 * derivative, 1 / s, points).screen()["decision"] == "nonzero"
+
+
+# Answers as parsed (plain x) and integrands whose real reading differs from
+# the complex one: logs and roots of expressions negative on part of the
+# line, an answer real only up to an imaginary constant (acosh, atanh of
+# sqrt), one real nowhere the integrand is, and one complex form.
+SPREAD_PAIRS = [
+    (sp.log(x), 1 / x),
+    (2 * sp.log(x - 1), 1 / (x - 1)),
+    (sp.sqrt(x**2 - 1), x / sp.sqrt(x**2 - 1)),
+    (sp.acosh(x), 1 / sp.sqrt(x**2 - 1)),
+    (sp.atanh(sp.sqrt(x + 1)), 1 / (2 * x * sp.sqrt(x + 1))),
+    (sp.log(-x**2 - 1), 2 * x / (x**2 + 1)),
+    (sp.asin(x / 10) + sp.log(x), 1 / sp.sqrt(100 - x**2)),
+    (sp.I * sp.log(x), 1 / x),
+    (sp.sqrt(sp.exp(40 * x) - 3), sp.exp(40 * x)),
+]
+
+
+@pytest.mark.parametrize("answer, integrand", SPREAD_PAIRS, ids=str)
+def test_a_point_the_lazy_rule_calls_owed_is_usable_in_the_full_report(answer, integrand):
+    # The spread rejection tests the rule only at the points it tries; each
+    # point it calls owed must be one the full report uses, or it could
+    # reject on a point where the rule owes nothing.
+    seed = seed_for(answer, integrand, x)
+    full = analyze(answer, integrand, "x", {}, random.Random(seed), Deadline(30),
+                   spread_only=True)
+    points, owed = spread_sample(answer, integrand, "x", {}, random.Random(seed), Deadline(30))
+    assert points == full.points
+    called = {i for i in range(len(points)) if owed(i)}
+    assert called <= full.usable
+    # Owed where F is real (or, written with i, finite): only the answer
+    # real nowhere on the line leaves nothing to try.
+    assert bool(called) is (answer != sp.log(-x**2 - 1))
+
+
+@pytest.mark.parametrize("answer, integrand, reason", [
+    # Wrong on the real line, and sure to branch off it: the screen turns to
+    # the line and rejects on the first owed point it tries.
+    (r"2\sqrt{x^2 - 1}", "x/sqrt(x**2 - 1)", "numeric_mismatch"),
+    (r"-\sqrt{1 - x^2}", "2*x/sqrt(1 - x**2)", "numeric_mismatch"),
+    (r"\ln(x + \sqrt{x^2 + 1}) + x", "1/sqrt(x**2 + 1)", "numeric_mismatch"),
+])
+def test_a_wrong_answer_with_a_branch_is_rejected_on_the_line(answer, integrand, reason):
+    result = check(answer, integrand)
+    assert (result.verdict, result.reason) == (Verdict.WRONG, reason)
+    screen = next(s for s in result.stages if s.stage == "numeric_screen").data
+    assert screen["real_fallback"] == "nonzero"
+    spread = screen["real_spread"]
+    assert spread["decision"] == "nonzero" and spread["first_look"] >= 1
+    # The rule was applied at the points tried, not at the whole sample.
+    assert 1 <= spread["n_points"] <= CAPS.first_look_tries
+
+
+@pytest.mark.parametrize("answer, integrand", [
+    # Right where they are real, other branches off the line: the lazy
+    # spread look finds nothing to reject and the full rule accepts.
+    (r"\ln(x - 1)", "1/(x - 1)"),
+    (r"\cosh^{-1}(x)", "1/sqrt(x**2 - 1)"),
+    (r"\ln(x^2 - 4)", "2*x/(x**2 - 4)"),
+])
+def test_a_right_answer_on_another_branch_is_not_rejected_by_the_spread_look(answer,
+                                                                              integrand):
+    assert check(answer, integrand).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize("g", [
+    x**2 - 2, sp.sin(3 * x) - sp.Rational(1, 2), sp.log(x) - 1, sp.sqrt(4 - x**2) - 1,
+    sp.tan(x), 1 / (x - sp.Rational(1, 3)), sp.exp(x) - 10**6, sp.acosh(x) - 2,
+    sp.LambertW(x) - 1, sp.cot(x) * (x - 7), x * sp.exp(-x**2) - sp.Rational(1, 10**12),
+])
+def test_the_vectorized_root_scan_finds_what_the_point_by_point_scan_finds(g, monkeypatch):
+    # One numpy evaluation gives the grid's signs; a point it cannot call
+    # (outside the domain, near 0, no numpy function) is evaluated alone.
+    assert (points_module._grid_signs(g, x) is None) is g.has(sp.LambertW)
+    found = points_module._numeric_roots(g, x, Deadline(30))
+    monkeypatch.setattr(points_module, "_grid_signs", lambda g, x: None)
+    assert found == points_module._numeric_roots(g, x, Deadline(30))

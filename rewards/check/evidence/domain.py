@@ -343,6 +343,81 @@ def _fill_points(rng: random.Random, intervals: list[tuple[Any, Any]], per_gap: 
     return values
 
 
+def _sample(answer: sp.Expr, integrand: sp.Expr, x: sp.Symbol, rng: random.Random,
+            breaks: Breakpoints) -> list[Point]:
+    points = real_points(rng, breaks)
+    scale = natural_scale([answer, integrand], x)
+    if scale is not None:
+        # e^{2016 |x|}: the spread points are where nothing below e^{100}
+        # relative shows; these are where the values are of size 1.
+        points = list(dict.fromkeys([*points, *scaled_real_points(rng, scale)]))
+    return points
+
+
+class _PointValues:
+    """F (as written, real analysis) at one real point where the integrand
+    is real: its value, ``None`` where F is undefined there, or TOO_LARGE
+    (also where f is not real or too large: the point says nothing). Each
+    value is retried with more digits before it counts as undefined."""
+
+    def __init__(self, answer: sp.Expr, integrand: sp.Expr, symbol: str,
+                 parameters: dict[str, Any], deadline: Deadline, dps: int) -> None:
+        self.f_value = RealEvaluator(integrand, real_values=True)
+        self.F_value = RealEvaluator(answer)
+        self.symbol, self.deadline, self.dps = symbol, deadline, dps
+        with mp.workdps(dps):
+            self.params = {name: mp.mpf(str(v)) for name, v in parameters.items()}
+
+    def _at(self, fn: Callable[..., Any], digits: int, point: str) -> Any:
+        with mp.workdps(digits):
+            return within(CAPS.point_seconds, self.deadline, fn,
+                          {self.symbol: mp.mpf(point), **self.params})
+
+    def __call__(self, point: str) -> Any:
+        self.deadline.check()
+        with mp.workdps(self.dps):
+            t = mp.mpf(point)
+            values = {self.symbol: t, **self.params}
+            f_at = within(CAPS.point_seconds, self.deadline, self.f_value, values)
+            if f_at is not None and f_at is not TOO_LARGE and f_at == 0:
+                # 0, or only rounded to 0? (1 - coth(x)^2)^(3/2) is imaginary
+                # everywhere, but at x = 30 and 20 digits its base is 0.
+                f_at = self._at(self.f_value, _retry_precisions(self.dps, t)[-1], point)
+            if f_at is None or f_at is TOO_LARGE:
+                return TOO_LARGE
+            F_at = within(CAPS.point_seconds, self.deadline, self.F_value, values)
+            for retry_dps in _retry_precisions(self.dps, t):
+                if F_at is not None:
+                    break
+                # Undefined, or only rounded there? atanh(tanh x / sqrt(1 + sech x))
+                # is real everywhere, but at x = 50 and 20 digits its argument
+                # rounds to 1. A log of a negative stays undefined at any precision.
+                F_at = self._at(self.F_value, retry_dps, point)
+            return F_at
+
+
+def spread_sample(answer: sp.Expr, integrand: sp.Expr, symbol: str,
+                  parameters: dict[str, Any], rng: random.Random, deadline: Deadline,
+                  dps: int = 20) -> tuple[list[Point], Callable[[int], bool]]:
+    """The points of ``analyze(..., spread_only=True)`` (the same draw from
+    ``rng``), and a test of each point, run only when asked: whether F' = f
+    is owed there by the domain rule because F and f are both real there.
+    Each such point is in that report's ``usable`` set, whichever reading it
+    took (the rule reads an answer up to an imaginary constant only to add
+    points). A wrong answer is rejected on one or two such points, without
+    the realness of F and f at every point of the sample."""
+    x = next((s for s in (answer.free_symbols | integrand.free_symbols)
+              if s.name == symbol), sp.Symbol(symbol))
+    points = _sample(answer, integrand, x, rng, Breakpoints())
+    values_at = _PointValues(answer, integrand, symbol, parameters, deadline, dps)
+
+    def owed(index: int) -> bool:
+        F_at = values_at(points[index][0])
+        return F_at is not None and F_at is not TOO_LARGE
+
+    return points, owed
+
+
 def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
             parameters: dict[str, Any], rng: random.Random, deadline: Deadline,
             dps: int = 20, *, spread_only: bool = False, fill: int = 0) -> DomainReport:
@@ -367,54 +442,26 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
     else:
         all_breaks = breakpoints([answer, integrand], x, deadline, fixed, cache=roots)
         splits = breakpoints([integrand], x, deadline, fixed, domain_only=True, cache=roots)
-    points = real_points(rng, all_breaks)
-    scale = natural_scale([answer, integrand], x)
-    if scale is not None:
-        # e^{2016 |x|}: the spread points are where nothing below e^{100}
-        # relative shows; these are where the values are of size 1.
-        points = list(dict.fromkeys([*points, *scaled_real_points(rng, scale)]))
+    points = _sample(answer, integrand, x, rng, all_breaks)
     if fill:
         points = list(dict.fromkeys([*points, *_fill_points(rng, all_breaks, fill)]))
-    f_value = RealEvaluator(integrand, real_values=True)
-    F_value = RealEvaluator(answer)
+    values_at = _PointValues(answer, integrand, symbol, parameters, deadline, dps)
     F_offset = _ImaginaryPart(answer)
     # component -> [(point index, REAL, or Im F where F is not real, or None
     # where it has no value)]
     components: dict[int, list[tuple[int, Any]]] = {}
     usable: set[int] = set()
     with mp.workdps(dps):
-        params = {name: mp.mpf(str(v)) for name, v in parameters.items()}
         split_at = [mp.mpf(hi.numerator) / hi.denominator for _, hi in splits]
         order = sorted(range(len(points)), key=lambda i: mp.mpf(points[i][0]))
         for i in order:
-            deadline.check()
             t = mp.mpf(points[i][0])
-            values = {symbol: t, **params}
-
-            def at(fn: Callable[..., Any], digits: int, point: str = points[i][0]) -> Any:
-                with mp.workdps(digits):
-                    return within(CAPS.point_seconds, deadline, fn, {symbol: mp.mpf(point), **params})
-
-            f_at = within(CAPS.point_seconds, deadline, f_value, values)
-            if f_at is not None and f_at is not TOO_LARGE and f_at == 0:
-                # 0, or only rounded to 0? (1 - coth(x)^2)^(3/2) is imaginary
-                # everywhere, but at x = 30 and 20 digits its base is 0.
-                f_at = at(f_value, _retry_precisions(dps, t)[-1])
-            if f_at is None or f_at is TOO_LARGE:
-                continue
-            F_at = within(CAPS.point_seconds, deadline, F_value, values)
-            for retry_dps in _retry_precisions(dps, t):
-                if F_at is not None:
-                    break
-                # Undefined, or only rounded there? atanh(tanh x / sqrt(1 + sech x))
-                # is real everywhere, but at x = 50 and 20 digits its argument
-                # rounds to 1. A log of a negative stays undefined at any precision.
-                F_at = at(F_value, retry_dps)
+            F_at = values_at(points[i][0])
             if F_at is TOO_LARGE:
                 continue
             component = sum(1 for hi in split_at if hi < t)
             offset = REAL if F_at is not None else within(
-                CAPS.point_seconds, deadline, F_offset, values)
+                CAPS.point_seconds, deadline, F_offset, {symbol: t, **values_at.params})
             components.setdefault(component, []).append((i, offset))
     # Real analysis first; only an answer real on no whole component is read
     # again up to an imaginary constant (acosh x is right on x > 1 and must

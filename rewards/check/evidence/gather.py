@@ -13,7 +13,7 @@ from ..function_facts import may_branch
 from ..result import StageRecord, ms_since
 from ..timebox import Deadline
 from .continuity import can_jump, find_jump
-from .domain import DomainReport, analyze, real_points_of, restricts_domain
+from .domain import DomainReport, analyze, real_points_of, restricts_domain, spread_sample
 from .first_look import agree
 from .numeric import LEVELS, NumericComparer, sampling_mode
 from .points import (
@@ -160,7 +160,16 @@ class Evidence:
             # cancellation the screen's digits did not resolve (1 - tanh(z)^2
             # at Re z = 300 needs 260 of them).
             # Generic real points first: a wrong answer (the usual reason for
-            # a complex mismatch) fails there, without the breakpoint search.
+            # a complex mismatch) fails there, without the breakpoint search,
+            # and mostly on the first point tried, where F and f are real:
+            # the rule is applied at that point alone before at all of them.
+            spread, owed = spread_sample(self.written, self.parsed_integrand, self.symbol,
+                                         self._parameters(), random.Random(self.seed ^ 3),
+                                         self.deadline)
+            rejected = self._comparer(spread).first_look_rejection(owed)
+            if rejected is not None:
+                screen["real_fallback"] = "nonzero"
+                return comparer, {**screen, "decision": "nonzero", "real_spread": rejected}
             quick = analyze(self.written, self.parsed_integrand, self.symbol,
                             self._parameters(), random.Random(self.seed ^ 3), self.deadline,
                             spread_only=True)

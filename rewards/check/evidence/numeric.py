@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import mpmath as mp
@@ -354,15 +355,25 @@ class NumericComparer:
         k = max(first, key=lambda i: first[i])
         return self._rejects_at(k, low, high, first[k], len(first))
 
-    def _first_look(self, low: int, high: int) -> dict[str, Any] | None:
+    def first_look_rejection(self, owed: Callable[[int], bool]) -> dict[str, Any] | None:
+        """The first look's rejection (:meth:`_first_look`) on points whose
+        usability is decided only when one is tried, by ``owed(index)``;
+        those found owed become this comparer's usable points. ``None`` when
+        no tried point rejects: nothing is decided then."""
+        return self._first_look(LEVELS[0], LEVELS[1], owed)
+
+    def _first_look(self, low: int, high: int,
+                    owed: Callable[[int], bool] | None = None) -> dict[str, Any] | None:
         """The same test on the points where F' and f differ most in
         doubles (:mod:`.first_look`), before any point is evaluated at
         ``low`` digits: a wrong answer is then rejected on one or two points
         instead of all of them. ``None``: the full pass decides."""
         if self._compiled is None:
             return None
+        if owed is not None:
+            self.usable = set()
         indices = [i for i in range(len(self.points))
-                   if self.usable is None or i in self.usable]
+                   if self.usable is None or owed is not None or i in self.usable]
         try:
             values = [(complex(float(self.points[i][0]), float(self.points[i][1])),
                        self.points[i][1] == "0") for i in indices]
@@ -377,6 +388,10 @@ class NumericComparer:
                 continue
             if tried == CAPS.first_look_tries:
                 break
+            if owed is not None:
+                if not owed(k):
+                    continue
+                self.usable.add(k)
             tried += 1
             record = self._rejects_at(k, low, high)
             if record is not None:

@@ -119,3 +119,53 @@ def test_a_failure_while_finishing_is_a_checker_error(monkeypatch):
     assert result.verdict is Verdict.CHECKER_ERROR
     assert result.reason == "exception:ValueError"
     json.dumps(result.to_dict())
+
+
+# Products whose sign decides their parentheses: a negative leading number,
+# a negative rational, a product inside a power, a sum and a function, an
+# unevaluated product, zoo (where -p == p), and SymPy's derivatives of answers.
+a = sp.Symbol("a")
+_SIGNED = [
+    -x * sp.sin(x), -2 * x / 3 - 1, (-2 * x) ** 3, (-x * a) ** sp.Rational(1, 3),
+    sp.sin(-3 * x * a), x - 2 * a * x, -(x + 1) * (a - 2), 1 / (-x * a - 1),
+    -sp.Rational(1, 2) * x ** -2 * sp.log(x), sp.Mul(-1, x, evaluate=False) + 1,
+    sp.Mul(sp.S.One, -x, a, evaluate=False), sp.zoo * x + 1, sp.Float(-0.5) * x * a,
+    sp.Mul(x, sp.Mul(-2, a, evaluate=False), evaluate=False),
+    sp.Pow(sp.Mul(-2, a, evaluate=False), 2, evaluate=False) - x,
+    sp.Mul(-1, sp.Mul(-1, a, x, evaluate=False), sp.Pow(a, 2), evaluate=False),
+    sp.Mul(-1, sp.Mul(-1, sp.Rational(2, 5), x, evaluate=False), x - 1, evaluate=False) + 1,
+    sp.Mul(-1, sp.Mul(sp.Mul(-1, sp.zoo, evaluate=False), sp.Mul(-1, sp.zoo, a, evaluate=False),
+                      evaluate=False), evaluate=False),
+    sp.diff(x * sp.sqrt(1 - x**2) - sp.asin(x) / (x + 1), x),
+    sp.diff(sp.log(x**2 - 4) / 3 - 2 * sp.atan(x / 2) / (x - 1) ** 2, x),
+]
+
+
+def _sympy_str(expr: sp.Basic) -> str:
+    from sympy.printing.str import StrPrinter
+    return StrPrinter({"order": "none"}).doprint(expr)
+
+
+@pytest.mark.parametrize("expr", _SIGNED, ids=str)
+def test_show_prints_what_sympys_str_printer_prints(expr):
+    # show's printer ranks products by their leading coefficient instead of
+    # building each negated product: the same text, character for character.
+    assert show(expr, 10_000) == _sympy_str(expr)
+
+
+_atoms = st.sampled_from([x, a, sp.Integer(-3), sp.Rational(-2, 5), sp.Integer(2), sp.pi])
+
+
+@given(st.recursive(_atoms, lambda inner: st.one_of(
+    st.tuples(inner, inner).map(lambda p: p[0] + p[1]),
+    st.tuples(inner, inner).map(lambda p: p[0] * p[1]),
+    st.tuples(inner, inner).map(lambda p: p[0] - p[1]),
+    st.tuples(inner, st.sampled_from([-1, 2, -2, sp.Rational(1, 2)])).map(lambda p: p[0] ** p[1]),
+    inner.map(sp.sin), inner.map(sp.exp), inner.map(lambda e: -e),
+    # Unevaluated, as the parser may leave them: products inside products.
+    st.tuples(inner, inner).map(lambda p: sp.Mul(p[0], p[1], evaluate=False)),
+    st.tuples(inner, inner).map(lambda p: sp.Add(p[0], p[1], evaluate=False)),
+    st.tuples(inner, inner).map(lambda p: sp.Pow(p[0], p[1], evaluate=False))), max_leaves=8))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_show_prints_what_sympys_str_printer_prints_on_random_expressions(expr):
+    assert show(expr, 10_000) == _sympy_str(expr)

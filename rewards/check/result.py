@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Any
 
 import sympy as sp
+from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
 from .limits import CAPS
@@ -270,6 +271,50 @@ class _BoundedPrinter(StrPrinter):
         if expr.q == 1:
             return int_text(expr.p)
         return f"{int_text(expr.p)}/{int_text(expr.q)}"
+
+    # SymPy's precedence of a product asks could_extract_minus_sign, which
+    # builds the negated product to compare it with the product (and
+    # parenthesize asks twice): two fifths of printing F'. _precedence gives
+    # the same answer from the leading coefficient; sums use it too.
+    def parenthesize(self, item: Any, level: int, strict: bool = False) -> str:
+        rank = _precedence(item)
+        if rank < level or (not strict and rank <= level):
+            return f"({self._print(item)})"
+        return self._print(item)
+
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
+        # StrPrinter._print_Add with _precedence for each term.
+        level = _precedence(expr)
+        parts: list[str] = []
+        for term in self._as_ordered_terms(expr, order=order):
+            text = self._print(term)
+            sign = "+"
+            if text.startswith("-") and not term.is_Add:
+                sign, text = "-", text[1:]
+            parts.extend([sign, f"({text})" if _precedence(term) < level or term.is_Add
+                          else text])
+        first = parts.pop(0)
+        return ("" if first == "+" else first) + " ".join(parts)
+
+
+def _precedence(item: Any) -> int:
+    """SymPy's ``precedence(item)``, without building ``-item`` for a product:
+    a product ranks as a sum when its leading factor is a negative number,
+    which is when ``could_extract_minus_sign`` says so, except where
+    ``-item == item``: a negative rational followed by zoo, which ``Mul``'s
+    negation leaves as it is."""
+    if isinstance(item, sp.Mul) and not hasattr(item, "precedence"):
+        mul = PRECEDENCE["Mul"]
+        if any(isinstance(a, sp.Function) and getattr(a, "precedence", mul) < mul
+               for a in item.args):
+            return mul
+        lead, rest = item.args[0], item.args[1:]
+        if not (lead.is_Number and lead.is_extended_negative):
+            return mul
+        if lead.is_Rational and rest and rest[0] is sp.zoo:
+            return mul
+        return PRECEDENCE["Add"]
+    return precedence(item)
 
 
 _PRINTER = _BoundedPrinter({"order": "none"})

@@ -164,3 +164,21 @@ def test_the_flat_printer_computes_what_lambdify_computes(expr):
                     continue
                 got = mp.mpmathify(ours(point))
                 assert abs(got - expected) <= mp.mpf(10) ** (4 - dps) * max(1, abs(expected))
+
+
+@pytest.mark.parametrize(("expr", "digits"), [
+    # The largest numerator or denominator, a Float's decimal order, a
+    # constant power's size, whichever is largest; symbolic powers count
+    # only their numbers.
+    (x / sp.Integer(37) ** 50 + 1, 79),
+    (sp.Float("1e-40") * x + 2, 40),
+    (sp.exp(-300) * x, 130),
+    (sp.sqrt(2) * x ** 7 + sp.Rational(3, 1000), 4),
+    (sp.exp(x) * 10**12, 13),
+    (x ** 2, 1),
+])
+def test_literal_digits_size_every_literal_of_an_expression(expr, digits):
+    from rewards.check.evidence.numeric import _literal_digits
+
+    assert _literal_digits(expr) == digits
+    assert _literal_digits(expr, sp.Integer(10) ** 200 * x) == 201

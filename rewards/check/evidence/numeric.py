@@ -168,17 +168,23 @@ def _classify(low, high, low_dps: int, high_dps: int) -> str:
 def _literal_digits(*exprs: sp.Expr) -> int:
     """Decimal digits of the largest numerator or denominator of a literal,
     or of the largest or smallest constant power (e^{-300}: 131 digits)."""
+    return max((_digits_of(e) for e in exprs), default=0)
+
+
+@functools.lru_cache(maxsize=1024)
+def _digits_of(expr: sp.Expr) -> int:
+    # One walk, once per expression: a check builds several comparers of its
+    # F' (complex points, the real spread, the domain's sample), and a group
+    # compares 8+ answers with one integrand.
     best = 0
-    for e in exprs:
-        for r in e.atoms(sp.Rational):
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Rational):
             # bit_length, not str(): str() of a 5000-digit int raises ValueError.
-            best = max(best, int(max(abs(r.p), r.q).bit_length() * 0.30103) + 1)
-        for f in e.atoms(sp.Float):
-            if f != 0:
-                best = max(best, int(abs(mp.log10(abs(mp.mpf(f._mpf_))))))
-        for node in e.atoms(sp.exp, sp.Pow):
-            if node.free_symbols or isinstance(node, sp.Rational):
-                continue
+            best = max(best, int(max(abs(node.p), node.q).bit_length() * 0.30103) + 1)
+        elif isinstance(node, sp.Float):
+            if node != 0:
+                best = max(best, int(abs(mp.log10(abs(mp.mpf(node._mpf_))))))
+        elif isinstance(node, (sp.exp, sp.Pow)) and not node.free_symbols:
             best = max(best, _constant_digits(node))
     return best
 

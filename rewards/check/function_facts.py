@@ -427,13 +427,22 @@ def may_branch(expr: sp.Basic) -> bool:
     complex points the two differ on the real line too (the identity
     theorem), so no branch choice can explain the difference. Anything else
     (a root, a logarithm, an inverse function, a special function) may."""
-    if not expr.free_symbols or expr.is_Symbol:
-        return False
-    if expr.is_Add or expr.is_Mul or isinstance(expr, SINGLE_VALUED):
-        return any(may_branch(a) for a in expr.args)
-    if expr.is_Pow:
-        return not expr.exp.is_Integer or may_branch(expr.base)
-    return True
+    return _branching(expr)[0]
+
+
+def _branching(expr: sp.Basic) -> tuple[bool, bool]:
+    """(may_branch, has a free symbol), in one walk: the free symbols of a
+    sum, product, power or single-valued function are its arguments' (none
+    binds a variable), so they are not gathered again at every level."""
+    if expr.is_Add or expr.is_Mul or isinstance(expr, SINGLE_VALUED) or expr.is_Pow:
+        parts = [_branching(a) for a in expr.args]
+        if not any(free for _, free in parts):
+            return False, False
+        if expr.is_Pow and not isinstance(expr, SINGLE_VALUED):
+            return not expr.exp.is_Integer or parts[0][0], True
+        return any(branches for branches, _ in parts), True
+    free = bool(expr.free_symbols)
+    return free and not expr.is_Symbol, free
 
 
 def cut_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str, Callable[[Any], bool]]]:

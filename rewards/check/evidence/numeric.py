@@ -376,10 +376,12 @@ class NumericComparer:
         instead of all of them. ``None``: the full pass decides."""
         if self._compiled is None:
             return None
+        if owed is None and self.usable is not None:
+            indices = [i for i in range(len(self.points)) if i in self.usable]
+        else:
+            indices = list(range(len(self.points)))
         if owed is not None:
-            self.usable = set()
-        indices = [i for i in range(len(self.points))
-                   if self.usable is None or owed is not None or i in self.usable]
+            self.usable = set()  # filled with the points found owed, as they are tried
         try:
             values = [(complex(float(self.points[i][0]), float(self.points[i][1])),
                        self.points[i][1] == "0") for i in indices]

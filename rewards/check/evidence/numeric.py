@@ -458,6 +458,16 @@ class NumericComparer:
         digits = min(CAPS.far_digits, dps + int(size * mp.mpf("0.45")))
         again = self._compiled.residuals(digits, self.points, self.deadline, {worst},
                                          self.real_only).get(worst)
+        if (again is not None and not _tiny(again, dps) and digits < CAPS.far_digits
+                and again < residuals[worst] * mp.mpf(10) ** (-STABLE_ORDERS)):
+            # Still shrinking: the cancellation ate more than |z|/2.3 digits
+            # (1 - coth(z)^2 is 4 e^{-2z}: 87 digits at z = 99). Round-off
+            # falls one order per added digit, so the digits still owed are
+            # read off the residual; a real difference does not move.
+            owed = int(mp.log10(again)) + dps - GUARD_DIGITS + 1
+            digits = min(CAPS.far_digits, digits + max(owed, 0) + GUARD_DIGITS)
+            again = self._compiled.residuals(digits, self.points, self.deadline, {worst},
+                                             self.real_only).get(worst)
         # Tiny at the screen's own standard: the extra digits only have to
         # make up for what the cancellation ate. No value there: the
         # difference stands (dropping it would drop evidence).

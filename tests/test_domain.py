@@ -248,15 +248,19 @@ def test_cancellation_far_out_is_not_a_difference():
     assert _comparer(2 * derivative, 1 / s, points).screen()["decision"] == "nonzero"
 
 
+@pytest.mark.parametrize("far", ["99.40659", "166.28671"])
 @pytest.mark.parametrize("derivative, integrand", [
     (1 / ((1 - sp.coth(x)**2) * sp.sinh(x)**2), -sp.Integer(1)),
     (sp.diff(sp.log(1 - sp.coth(x)**2), x), -2 * sp.coth(x)),
+    (sp.diff(sp.atanh(sp.sqrt(sp.coth(x) + 1) / sp.sqrt(2)), x),
+     sp.exp(x) / (sp.sqrt(2 * sp.coth(x) + 2) * sp.sinh(x))),
 ], ids=str)
-def test_cancellation_of_twice_the_exponent_far_out_is_not_a_difference(derivative, integrand):
-    # 1 - coth(z)^2 is 4e^{-2z}: at z = 99 it needs 87 digits, twice what
-    # e^z alone would, so the far-out point is evaluated again until the
-    # round-off stops shrinking (a correct Rubi answer in coth was rejected).
-    points = [("99.40659", "-0.696273"), ("0.31", "0.7"), ("-1.2", "-0.4"), ("2.5", "1.5"),
+def test_cancellation_of_twice_the_exponent_far_out_is_not_a_difference(far, derivative,
+                                                                         integrand):
+    # 1 - coth(z)^2 is 4e^{-2z}: 10^-144 at z = 166, twice the digits e^z
+    # alone would eat. With too few, F' is a finite wrong value, the same at
+    # 60 digits as at 134 (correct Rubi answers in coth were rejected).
+    points = [(far, "-0.696273"), ("0.31", "0.7"), ("-1.2", "-0.4"), ("2.5", "1.5"),
               ("-4.1", "2.2"), ("0.9", "-3.3")]
     assert _comparer(derivative, integrand, points).screen()["decision"] in ("zero", "zero_low")
     assert _comparer(2 * derivative, integrand, points).screen()["decision"] == "nonzero"

@@ -70,6 +70,11 @@ TRUE_IDENTITIES = {
     "split_1_minus_x2": sp.sqrt(1 - x ** 2) - sp.sqrt(1 - x) * sp.sqrt(1 + x),
     "split_quotient": sp.sqrt(x / (x + 1)) - sp.sqrt(x) / sp.sqrt(x + 1),
     "denest": sp.sqrt(3 + 2 * sp.sqrt(2)) - 1 - sp.sqrt(2),
+    # one radicand written two ways: i below the line in one, above in the other
+    "radicand_with_i": sp.sqrt(sp.sin(2 * x)) - sp.sqrt(1 - (sp.sin(x) - sp.cos(x)) ** 2),
+    "log_with_i": sp.log(sp.sin(2 * x)) - sp.log(1 - (sp.sin(x) - sp.cos(x)) ** 2),
+    "d_asin_sin_minus_cos": d(sp.asin(sp.sin(x) - sp.cos(x)))
+    - (sp.sin(x) + sp.cos(x)) / sp.sqrt(sp.sin(2 * x)),
     "cube_root_unity": ((-1) ** S(1, 3)) ** 3 + 1,
     "neg_cube_root": (-8) ** S(1, 3) - 2 * (-1) ** S(1, 3),
     "d_power_param": d(x ** a) - a * x ** (a - 1),
@@ -119,6 +124,8 @@ FALSE_IDENTITIES = {
     "tiny_float": sp.exp(x) * sp.Float("1.0000000000000000001", 30) - sp.exp(x),
     "tiny_term": sp.cosh(x) - (sp.exp(x) + sp.exp(-x)) / 2 + x / 10 ** 30,
     "wrong_denest": sp.sqrt(3 - 2 * sp.sqrt(2)) - (1 - sp.sqrt(2)),
+    "radicand_negated": sp.sqrt(sp.sin(2 * x)) - sp.sqrt(1 - (sp.sin(x) + sp.cos(x)) ** 2),
+    "radicand_with_i_sign": sp.sqrt(sp.sin(2 * x)) + sp.sqrt(1 - (sp.sin(x) - sp.cos(x)) ** 2),
     "wrong_angle": sp.sin(3 * x) - (3 * sp.sin(x) - 3 * sp.sin(x) ** 3),
     "wrong_unity": ((-1) ** S(1, 3)) ** 3 - 1,
     "e_vs_float": sp.exp(1) - sp.Float("2.718281828459045235360287471352662497757", 40),

@@ -38,7 +38,21 @@ class _FlatMpmathPrinter(MpmathPrinter):
     def _print_Mul(self, expr: sp.Mul) -> str:
         if not expr.is_commutative:
             return super()._print_Mul(expr)
-        return "(" + "*".join(f"({self._print(a)})" for a in expr.args) + ")"
+        # Factors with a negative exponent go below one division, as the
+        # stock printer writes them: a/b is correctly rounded, a*(1/b) is
+        # rounded twice, so coth(z)^2 = 1 + 4e^{-2z} far out comes out as
+        # 1 + one ulp instead of exactly 1, and 1/(1 - coth(z)^2) a finite
+        # wrong value instead of a pole that makes the point unusable.
+        num, den = [], []
+        for a in expr.args:
+            if a.is_Pow and a.exp.is_Rational and a.exp.is_negative:
+                den.append(a.base if a.exp is sp.S.NegativeOne else sp.Pow(a.base, -a.exp))
+            else:
+                num.append(a)
+        top = "*".join(f"({self._print(a)})" for a in num) or "1"
+        if not den:
+            return f"({top})"
+        return f"(({top})/(" + "*".join(f"({self._print(a)})" for a in den) + "))"
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
         base, exp = expr.base, expr.exp

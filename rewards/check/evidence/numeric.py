@@ -20,7 +20,7 @@ from typing import Any
 import mpmath as mp
 import sympy as sp
 
-from ..function_facts import NON_ANALYTIC
+from ..function_facts import CIRCULAR, HYPERBOLIC, NON_ANALYTIC
 from ..limits import CAPS
 from ..result import show
 from ..timebox import Deadline, within
@@ -444,8 +444,9 @@ class NumericComparer:
         ``1 - sqrt(1 + e^x)`` at x = -340 is 10^-148, and 0 at 30 or 60
         digits: a correct answer then differs there at every level the
         screen uses. Far out (|z| > FAR_OUT), the worst point is evaluated
-        once more with the digits its size needs (e^|z| has |z|/2.3); a
-        difference that was cancellation vanishes, a real one stays.
+        once more with the digits a cancellation there can eat
+        (:meth:`_cancelled_digits`); a difference that was cancellation
+        vanishes, a real one stays.
         """
         residuals = self._at(dps)
         keys = [k for k in residuals if k not in self._dropped]
@@ -455,15 +456,14 @@ class NumericComparer:
         size = self._size(worst)
         if size <= FAR_OUT or self._compiled is None:
             return False
-        digits = min(CAPS.far_digits, dps + int(size * mp.mpf("0.45")))
+        digits = min(CAPS.far_digits, dps + self._cancelled_digits(worst, size))
         again = self._compiled.residuals(digits, self.points, self.deadline, {worst},
                                          self.real_only).get(worst)
         if (again is not None and not _tiny(again, dps) and digits < CAPS.far_digits
                 and again < residuals[worst] * mp.mpf(10) ** (-STABLE_ORDERS)):
-            # Still shrinking: the cancellation ate more than |z|/2.3 digits
-            # (1 - coth(z)^2 is 4 e^{-2z}: 87 digits at z = 99). Round-off
-            # falls one order per added digit, so the digits still owed are
-            # read off the residual; a real difference does not move.
+            # Still shrinking: the cancellation ate more than that estimate.
+            # Round-off falls one order per added digit, so the digits still
+            # owed are read off the residual; a real difference does not move.
             owed = int(mp.log10(again)) + dps - GUARD_DIGITS + 1
             digits = min(CAPS.far_digits, digits + max(owed, 0) + GUARD_DIGITS)
             again = self._compiled.residuals(digits, self.points, self.deadline, {worst},
@@ -475,6 +475,48 @@ class NumericComparer:
             return False
         self._dropped.add(worst)
         return True
+
+    def _cancelled_digits(self, index: int, size: Any) -> int:
+        """Digits a cancellation at the far-out point ``index`` can eat:
+        e^{-2g} next to 1, g the largest |Re| of an exponential's argument
+        there (|Im| for a circular function's). 1 - coth(z)^2 is 4e^{-2z}:
+        at z = 166 that is 10^-144, and at fewer digits F' comes out as a
+        finite wrong value, the same at 60 digits as at 134, which no
+        comparison of levels can tell from a real difference. At least
+        2|z| (e^z in a power or a product of two)."""
+        growth = mp.mpf(size)
+        try:
+            arguments = self._growth_arguments
+            if arguments:
+                re_, im_ = self.points[index]
+                with mp.workdps(15):
+                    point = mp.mpc(mp.mpf(re_), mp.mpf(im_))
+                    params = [mp.mpf(v) for v in self._compiled.param_values]
+                    for value, circular in zip(arguments[0](point, *params), arguments[1],
+                                               strict=True):
+                        value = mp.mpmathify(value)
+                        growth = max(growth, abs(mp.im(value) if circular else mp.re(value)))
+        except Exception:  # noqa: BLE001 - an argument with no value there: |z| it is
+            pass
+        return int(min(2 * growth / mp.log(10), CAPS.far_digits)) + GUARD_DIGITS
+
+    @functools.cached_property
+    def _growth_arguments(self) -> tuple[Callable[..., Any], list[bool]] | None:
+        """The arguments of F' and f's exponentials (circular: True), compiled."""
+        compiled = self._compiled
+        found: dict[sp.Expr, bool] = {}
+        for expr in (compiled.derivative, compiled.integrand):
+            for node in sp.preorder_traversal(expr):
+                if isinstance(node, (sp.exp, *HYPERBOLIC)):
+                    found.setdefault(node.args[0], False)
+                elif isinstance(node, CIRCULAR):
+                    found.setdefault(node.args[0], True)
+                elif node.is_Pow and not node.exp.is_Number:
+                    found.setdefault(node.exp * sp.log(node.base), False)
+        arguments = [a for a in found if a.free_symbols]
+        if not arguments:
+            return None
+        return compile_expr(compiled.args, tuple(arguments)), [found[a] for a in arguments]
 
     def invisible_terms(self, derivative: sp.Expr, symbol: sp.Symbol, params: list[sp.Symbol],
                         max_terms: int = CAPS.sized_terms) -> list[str]:

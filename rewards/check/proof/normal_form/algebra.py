@@ -290,14 +290,34 @@ class _Algebra:
         num = self.simplify(a.num)
         if not num:
             return QQ(1), self.ring.zero, self.ring.one
+        num, den = self._lift_roots(num, self.simplify(self.expand_den(a)))
         cp, p = num.primitive()
-        cq, q = self.simplify(self.expand_den(a)).primitive()
+        cq, q = den.primitive()
         if q.LC < 0:
             cq, q = -cq, -q
         c = cp / cq
         if c < 0:
             c, p = -c, -p
         return c, p, q
+
+    def _lift_roots(self, num: PolyElement, den: PolyElement) -> tuple[PolyElement, PolyElement]:
+        """A root of a constant (i, W with W**q = -1) in a monomial
+        denominator moved to the numerator: (G**4 - 1)/(2 i G**2) and
+        -i (G**4 - 1)/(2 G**2) are one radicand (sin 2x written two ways),
+        but fingerprints evaluate i as a free symbol, so they must be
+        written alike to share a slot. Both sides are multiplied by the
+        same non-zero power of the root."""
+        if len(den) != 1:
+            return num, den
+        (monom, _), = den.terms()
+        lift = self.ring.one
+        for slot, e in enumerate(monom):
+            rel = self.relations.get(slot)
+            if e and rel is not None and rel.den == 1 and rel.num.is_ground:
+                lift *= self.ring.gens[slot] ** (-e % rel.degree)
+        if lift == 1:
+            return num, den
+        return self.simplify(num * lift), self.simplify(den * lift)
 
     def same(self, a: tuple[PolyElement, PolyElement], b: tuple[PolyElement, PolyElement]) -> bool:
         return not self.simplify(a[0] * b[1] - b[0] * a[1])

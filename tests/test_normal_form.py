@@ -70,6 +70,15 @@ TRUE_IDENTITIES = {
     "split_1_minus_x2": sp.sqrt(1 - x ** 2) - sp.sqrt(1 - x) * sp.sqrt(1 + x),
     "split_quotient": sp.sqrt(x / (x + 1)) - sp.sqrt(x) / sp.sqrt(x + 1),
     "denest": sp.sqrt(3 + 2 * sp.sqrt(2)) - 1 - sp.sqrt(2),
+    # products of constant roots in one Q(sqrt 5) (partial fractions over x^4 + x^2 - 1)
+    "pair_roots": sp.sqrt(S(2, 5) + sp.sqrt(5) / 5) * sp.sqrt(S(1, 2) + sp.sqrt(5) / 2)
+    - (S(1, 2) + 3 * sp.sqrt(5) / 10),
+    "pair_roots_rational": sp.sqrt(2 + sp.sqrt(5)) * sp.sqrt(sp.sqrt(5) - 2) - 1,
+    "pair_roots_three": sp.sqrt(2) * sp.sqrt(1 + sp.sqrt(5)) * sp.sqrt(10 + 5 * sp.sqrt(5))
+    - 5 - 3 * sp.sqrt(5),
+    "d_pair_roots": d(sp.sqrt(S(2, 5) + sp.sqrt(5) / 5)
+                      * sp.atan(x * sp.sqrt(S(1, 2) + sp.sqrt(5) / 2)))
+    - (S(1, 2) + 3 * sp.sqrt(5) / 10) / (1 + (S(1, 2) + sp.sqrt(5) / 2) * x ** 2),
     # one radicand written two ways: i below the line in one, above in the other
     "radicand_with_i": sp.sqrt(sp.sin(2 * x)) - sp.sqrt(1 - (sp.sin(x) - sp.cos(x)) ** 2),
     "log_with_i": sp.log(sp.sin(2 * x)) - sp.log(1 - (sp.sin(x) - sp.cos(x)) ** 2),
@@ -124,6 +133,13 @@ FALSE_IDENTITIES = {
     "tiny_float": sp.exp(x) * sp.Float("1.0000000000000000001", 30) - sp.exp(x),
     "tiny_term": sp.cosh(x) - (sp.exp(x) + sp.exp(-x)) / 2 + x / 10 ** 30,
     "wrong_denest": sp.sqrt(3 - 2 * sp.sqrt(2)) - (1 - sp.sqrt(2)),
+    "pair_roots_sign": sp.sqrt(S(2, 5) + sp.sqrt(5) / 5) * sp.sqrt(S(1, 2) + sp.sqrt(5) / 2)
+    + (S(1, 2) + 3 * sp.sqrt(5) / 10),
+    # both radicands negative: i sqrt(2 + sqrt 5) * i sqrt(1 + sqrt 5) = -(3 + sqrt 5)/sqrt 2
+    "pair_roots_negative": sp.sqrt(-2 - sp.sqrt(5)) * sp.sqrt(-1 - sp.sqrt(5))
+    - (3 + sp.sqrt(5)) / sp.sqrt(2),
+    "pair_roots_off": sp.sqrt(S(2, 5) + sp.sqrt(5) / 5) * sp.sqrt(S(1, 2) + sp.sqrt(5) / 2)
+    - (S(1, 2) + 3 * sp.sqrt(5) / 10) - S(1, 10 ** 30),
     "radicand_negated": sp.sqrt(sp.sin(2 * x)) - sp.sqrt(1 - (sp.sin(x) + sp.cos(x)) ** 2),
     "radicand_with_i_sign": sp.sqrt(sp.sin(2 * x)) + sp.sqrt(1 - (sp.sin(x) - sp.cos(x)) ** 2),
     "wrong_angle": sp.sin(3 * x) - (3 * sp.sin(x) - 3 * sp.sin(x) ** 3),

@@ -142,10 +142,62 @@ def _denest_sqrt(u: sp.Expr) -> sp.Expr | None:
     return sp.sqrt((a + d) / 2) + sp.sign(b) * sp.sqrt((a - d) / 2)
 
 
+def _quadratic_surd(u: sp.Expr) -> tuple[sp.Rational, sp.Rational, sp.Integer] | None:
+    """(a, b, c) with u = a + b sqrt(c), c > 1 an integer; else None."""
+    a, rest = u.as_coeff_Add()
+    b, surd = rest.as_coeff_Mul()
+    if (a.is_Rational and b.is_Rational and b != 0 and surd.is_Pow
+            and surd.exp == sp.S.Half and surd.base.is_Integer and surd.base > 1):
+        return a, b, surd.base
+    return None
+
+
+def _positive_surd(a: sp.Rational, b: sp.Rational, c: sp.Integer) -> bool:
+    """a + b sqrt(c) > 0, decided exactly."""
+    if a >= 0 and b >= 0:
+        return a > 0 or b > 0
+    if a <= 0 and b <= 0:
+        return False
+    return a ** 2 > b ** 2 * c if a > 0 else b ** 2 * c > a ** 2
+
+
+def _pair_constant_roots(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """sqrt(v) -> sqrt(u v) / sqrt(u) where u, v > 0 lie in one Q(sqrt c)
+    and sqrt(u v) is rational or denests (:func:`_denest_sqrt`): exact, as
+    sqrt(u) sqrt(v) = sqrt(u v) for positive u and v. The normal form
+    takes sqrt(u) and sqrt(v) for independent symbols, but partial
+    fractions over the roots of x^4 + x^2 - 1 give Rubi's
+    sqrt(2/5 + sqrt(5)/5) sqrt(1/2 + sqrt(5)/2) = 1/2 + 3 sqrt(5)/10."""
+    surds = {}
+    for p in expr.atoms(sp.Pow):
+        if p.exp.is_Rational and p.exp.q == 2 and not p.base.free_symbols:
+            parts = _quadratic_surd(p.base)
+            if parts is not None and _positive_surd(*parts):
+                surds[p.base] = parts[2]
+    bases: list[sp.Expr] = []
+    values: dict[sp.Expr, sp.Expr] = {}
+    for v in sorted(surds, key=sp.default_sort_key):
+        for u in bases:
+            if surds[u] != surds[v]:
+                continue
+            product = sp.expand(u * v)
+            root = sp.sqrt(product) if product.is_Rational else _denest_sqrt(product)
+            if root is not None:
+                values[v] = root * sp.sqrt(u) / u
+                break
+        else:
+            bases.append(v)
+    if not values:
+        return expr
+    return expr.xreplace({p: values[p.base] ** (2 * p.exp) for p in expr.atoms(sp.Pow)
+                          if p.base in values and p.exp.is_Rational and p.exp.q == 2})
+
+
 # Rewrites for the second rung, each an identity at every real x.
 REWRITES: tuple[tuple[str, Callable[[sp.Expr, sp.Symbol], sp.Expr]], ...] = (
     ("inverse_to_log", lambda e, x: _inverse_to_log(e)),
     ("split_radicals", _split_radicals),
     ("denest", _denest_constants),
+    ("pair_roots", _pair_constant_roots),
 )
 

@@ -76,6 +76,31 @@ def test_each_trusted_rule_is_sympys_on_and_off_the_cuts(function):
     assert _max_gap(ours, sp.diff(term, x)) < 1e-20
 
 
+@pytest.mark.usefixtures("with_symengine")
+@pytest.mark.parametrize("function", sorted(_TRUSTED_FUNCTIONS, key=str), ids=str)
+def test_each_trusted_rule_holds_for_a_real_variable(function):
+    # The checker differentiates in a real x. SymEngine's own conversion of
+    # a SymPy symbol with assumptions is not its Symbol("x"): asech(1/x) and
+    # acsch(sqrt(x)) came out with F' = 0, and asech(1/x) was accepted as an
+    # antiderivative of 0.
+    xr = sp.Symbol("x", real=True)
+    for term in (function(U.subs(x, xr)), function(1 / xr), x**2 * function(sp.sqrt(xr))):
+        term = term.subs(x, xr)
+        ours = symengine_derivative(term, xr)
+        assert ours is not None
+        assert _max_gap(ours, sp.diff(term, xr), {xr: x}) < 1e-20, term
+
+
+@pytest.mark.parametrize("answer, integrand", [
+    (r"\operatorname{asech}(1/x)", "0"),
+    (r"x^2 + \operatorname{arcsch}(\sqrt{x})", "2*x"),
+    (r"x \operatorname{asech}(\sqrt{x})", "asech(sqrt(x))"),
+])
+def test_a_term_with_a_nonzero_derivative_is_never_dropped(answer, integrand):
+    derivative_module._term_derivative.cache_clear()
+    assert check_antiderivative(answer, integrand, timeout_s=30.0).verdict == "WRONG"
+
+
 @pytest.mark.parametrize("term", [
     sp.acosh(U),                   # SymEngine's rule is wrong for u < -1
     sp.Abs(x - 1) * x,
@@ -145,6 +170,9 @@ VERDICT_PAIRS = [
     (r"\ln|x| + \cosh(2x)", "1/x + 2*sinh(2*x)"),                   # Abs: SymPy's
     (r"2\sqrt{x} \sin(\sqrt{x})", "sin(sqrt(x))/sqrt(x) + cos(sqrt(x))"),
     (r"\operatorname{arccosh}(x)", "1/sqrt(x**2 - 1)"),                # acosh: SymPy's
+    (r"\operatorname{asech}(1/x)", "1/(x*sqrt(1 - 1/x**2))"),
+    (r"\sin(5 - x^2) + \operatorname{atanh}(\sqrt{2} x - \sqrt{3})",
+     "2*x*cos(x**2 - 5) - sqrt(2)/((sqrt(2)*x - sqrt(3))**2 - 1)"),
 ]
 
 

@@ -10,6 +10,8 @@ rewrites as it converts it) returns None: the caller differentiates with SymPy.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 
 try:
@@ -25,6 +27,10 @@ _TRUSTED_FUNCTIONS = frozenset({
     sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc,
     sp.asinh, sp.atanh, sp.acoth, sp.asech, sp.acsch,
 })
+# f(-u) = -f(u) and f(-u) = f(u), with derivatives that agree as formulas.
+_ODD = frozenset({sp.sin, sp.tan, sp.cot, sp.csc, sp.sinh, sp.tanh, sp.coth, sp.csch,
+                  sp.asin, sp.atan, sp.acot, sp.acsc, sp.asinh, sp.atanh, sp.acoth, sp.acsch})
+_EVEN = frozenset({sp.cos, sp.sec, sp.cosh, sp.sech})
 _TRUSTED_ATOMS = (sp.Integer, sp.Rational, sp.Symbol)
 _TRUSTED_CONSTANTS = frozenset({sp.pi, sp.E, sp.I})
 
@@ -54,13 +60,13 @@ def symengine_derivative(term: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
     if len(by_name) != len(symbols):
         return None  # two symbols share a name: converting back would merge them
     try:
-        converted = se.sympify(term)
         # SymEngine folds (1/u)**r into u**(-r) and sqrt(u)*sqrt(1/u) into 1 as
-        # it builds them, wrong for u < 0: a term that does not come back from
-        # SymEngine as it went in is SymPy's.
-        if _restore(sp.sympify(converted), by_name) != term:
+        # it builds them, wrong for u < 0: a term SymEngine does not build
+        # node for node as SymPy holds it is SymPy's.
+        converted = _to_symengine(term, {})
+        if converted is None:
             return None
-        derivative = _restore(sp.sympify(converted.diff(se.Symbol(x.name))), by_name)
+        derivative = _to_sympy(converted.diff(se.Symbol(x.name)), by_name, {})
     except Exception:  # noqa: BLE001 - anything SymEngine refuses is SymPy's
         return None
     if derivative.has(sp.Derivative, sp.Subs) or not derivative.free_symbols <= symbols:
@@ -68,6 +74,104 @@ def symengine_derivative(term: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
     return derivative
 
 
-def _restore(expr: sp.Expr, by_name: dict[str, sp.Symbol]) -> sp.Expr:
-    # SymEngine's symbols carry no assumptions: put the originals back.
-    return expr.xreplace({s: by_name[s.name] for s in expr.free_symbols if s.name in by_name})
+def _to_symengine(expr: sp.Expr, memo: dict) -> Any:
+    """SymEngine's copy of ``expr``, built node by node; None where SymEngine
+    builds a node other than SymPy's (a fold, an evaluation). Checking each
+    node as it is built replaces converting the whole term back to SymPy and
+    comparing (two thirds of the time F' took)."""
+    hit = memo.get(expr)
+    if hit is not None or expr in memo:
+        return hit
+    out = _build(expr, memo)
+    memo[expr] = out
+    return out
+
+
+def _build(expr: sp.Expr, memo: dict) -> Any:
+    if expr.is_Rational:
+        return se.Rational(int(expr.p), int(expr.q)) if expr.q != 1 else se.Integer(int(expr.p))
+    if expr.is_Symbol:
+        return se.Symbol(expr.name)
+    if expr in _CONSTANTS:
+        return _CONSTANTS[expr]
+    children = []
+    for arg in expr.args:
+        child = _to_symengine(arg, memo)
+        if child is None:
+            return None
+        children.append(child)
+    if expr.is_Add or expr.is_Mul:
+        built = (se.Add if expr.is_Add else se.Mul)(*children)
+        return built if _same_sum_or_product(built, children, expr.is_Add) else None
+    if expr.is_Pow:
+        built = se.Pow(*children)
+        return built if built.is_Pow and tuple(built.args) == tuple(children) else None
+    if isinstance(expr, sp.exp):
+        built = se.exp(children[0])
+        return built if built.is_Pow and tuple(built.args) == (se.E, children[0]) else None
+    cls = _FUNCTIONS.get(expr.func)
+    if cls is None:
+        return None
+    built = cls(*children)
+    if isinstance(built, cls) and tuple(built.args) == tuple(children):
+        return built
+    # SymEngine picks its own sign for the argument of an odd or even
+    # function: sin(5 - x**2) becomes -sin(x**2 - 5). f(-u) = -f(u) (f(u))
+    # there, and the chain rule gives the same F' on either form.
+    (arg,) = children
+    if expr.func in _EVEN and isinstance(built, cls) and tuple(built.args) == (-arg,):
+        return built
+    if (expr.func in _ODD and built.is_Mul and len(built.args) == 2
+            and set(built.args) == {se.Integer(-1), cls(-arg)}):
+        return built
+    return None
+
+
+def _same_sum_or_product(built: Any, children: list[Any], add: bool) -> bool:
+    """Whether SymEngine kept a sum (product) of ``children`` as one: the same
+    non-numeric terms, their numbers combined into one (SymPy's 2*I*x is
+    three factors, SymEngine's two)."""
+    numbers = [c for c in children if c.is_Number]
+    others = [c for c in children if not c.is_Number]
+    if not others:
+        return built.is_Number
+    if not (built.is_Add if add else built.is_Mul):
+        return False
+    args = list(built.args)
+    got = [a for a in args if not a.is_Number]
+    if len(got) != len(others) or set(got) != set(others):
+        return False
+    combine = se.Add if add else se.Mul
+    return combine(*[a for a in args if a.is_Number]) == combine(*numbers)
+
+
+def _to_sympy(expr: Any, by_name: dict[str, sp.Symbol], memo: dict) -> sp.Expr:
+    """SymPy's copy of a SymEngine expression, with the caller's symbols (and
+    their assumptions) in place of SymEngine's bare names: built once, not
+    converted and then rebuilt by ``xreplace``."""
+    hit = memo.get(expr)
+    if hit is not None:
+        return hit
+    if expr.is_Symbol:
+        out = by_name[expr.name]
+    elif expr.is_Add or expr.is_Mul:
+        args = [_to_sympy(a, by_name, memo) for a in expr.args]
+        out = sp.Add(*args) if expr.is_Add else sp.Mul(*args)
+    elif expr.is_Pow:
+        base, exp = expr.args
+        exp_ = _to_sympy(exp, by_name, memo)
+        out = sp.exp(exp_) if base == se.E else sp.Pow(_to_sympy(base, by_name, memo), exp_)
+    elif expr.is_Function and type(expr) in _SYMPY_FUNCTIONS:
+        out = _SYMPY_FUNCTIONS[type(expr)](*[_to_sympy(a, by_name, memo) for a in expr.args])
+    elif not expr.free_symbols:
+        out = sp.sympify(expr)  # numbers and constants
+    else:
+        raise ValueError(f"no SymPy copy of {type(expr).__name__}")
+    memo[expr] = out
+    return out
+
+
+if se is not None:
+    _CONSTANTS = {sp.pi: se.pi, sp.E: se.E, sp.I: se.I}
+    _FUNCTIONS = {f: getattr(se, f.__name__) for f in _TRUSTED_FUNCTIONS if f is not sp.exp}
+    _SYMPY_FUNCTIONS = {cls: f for f, cls in _FUNCTIONS.items()}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import mpmath as mp
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -164,6 +165,43 @@ def test_the_flat_printer_computes_what_lambdify_computes(expr):
                     continue
                 got = mp.mpmathify(ours(point))
                 assert abs(got - expected) <= mp.mpf(10) ** (4 - dps) * max(1, abs(expected))
+
+
+@pytest.mark.parametrize("expr", [*_PRINTED, sp.coth(x) ** 2 / (2 - sp.coth(x) ** 2)
+                                  + sp.sqrt(2 - sp.coth(x) ** 2) * sp.coth(x)], ids=str)
+@pytest.mark.parametrize("modules", ["mpmath", "numpy", ["math", "mpmath"]], ids=str)
+def test_compiled_functions_are_lambdifys_with_the_same_printer(expr, modules):
+    # compile_expr executes the source lambdify would print, in lambdify's
+    # namespace, without its walks: the same values to the last bit.
+    from rewards.check.evidence import lambdify as module
+
+    printer = {"numpy": module.NumPyPrinter, "mpmath": module._FlatMpmathPrinter}.get(
+        modules if isinstance(modules, str) else "", module.MpmathPrinter)
+    ours = compile_expr([x], expr, modules)
+    stock = sp.lambdify([x], expr, modules, printer=printer(dict(module._SETTINGS)))
+    assert ours.__code__.co_filename == "<compile_expr>"
+    points = ([np.linspace(-3, 3, 9)] if modules == "numpy"
+              else [mp.mpf("0.37"), mp.mpf("-2.5"), mp.mpc("1.3", "-0.4")])
+    for dps in (30, 60):
+        with mp.workdps(dps), np.errstate(all="ignore"):
+            for point in points:
+                outcomes = []
+                for fn in (ours, stock):
+                    try:
+                        outcomes.append(repr(fn(point)))
+                    except (ZeroDivisionError, TypeError, ValueError) as exc:
+                        outcomes.append(type(exc).__name__)
+                assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("expr", [
+    x + sp.Symbol("a"),                       # a symbol that is not an argument
+    sp.Subs(sp.sin(x * sp.Symbol("t")), sp.Symbol("t"), 2),
+    sp.Function("g")(x) + 1,
+], ids=str)
+def test_what_only_lambdify_compiles_goes_to_lambdify(expr):
+    fn = compile_expr([x], expr)
+    assert fn.__code__.co_filename != "<compile_expr>"
 
 
 @pytest.mark.parametrize(("expr", "digits"), [

@@ -16,8 +16,11 @@ from typing import Any
 
 import mpmath as mp
 import sympy as sp
+from sympy.core.expr import UnevaluatedExpr
+from sympy.core.function import AppliedUndef
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import MpmathPrinter
+from sympy.utilities.lambdify import _EvaluatorPrinter
 
 
 class _FlatMpmathPrinter(MpmathPrinter):
@@ -31,6 +34,17 @@ class _FlatMpmathPrinter(MpmathPrinter):
     rounding in the last digit (``a*b**-1`` where the stock printer writes
     ``a/b``). Functions, numbers and the choice of ``sqrt`` for a half
     power stay the stock printer's."""
+
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        # A derivative repeats its inner functions (the chain rule): each
+        # distinct node is printed once per expression.
+        if kwargs or not isinstance(expr, sp.Basic):
+            return super()._print(expr, **kwargs)
+        memo = self.__dict__.setdefault("_printed", {})
+        text = memo.get(expr)
+        if text is None:
+            text = memo[expr] = super()._print(expr)
+        return text
 
     def _print_Add(self, expr: sp.Add) -> str:
         return "(" + " + ".join(self._print(a) for a in expr.args) + ")"
@@ -95,13 +109,11 @@ def compile_expr(args: Sequence[sp.Symbol], expr: sp.Basic,
     # functions (float results), 1/sqrt(...) would be a float division.
     printer = {"numpy": NumPyPrinter, "mpmath": _FlatMpmathPrinter}.get(
         modules if isinstance(modules, str) else "", MpmathPrinter)
-    big = _long_literals(expr)
-    if not big:
-        return sp.lambdify(list(args), expr, modules, printer=printer(dict(_SETTINGS)),
-                           docstring_limit=0)
-    hidden = {r: sp.Dummy() for r in big}
-    inner = sp.lambdify([*args, *hidden.values()], _replace(expr, hidden), modules,
-                        printer=printer(dict(_SETTINGS)), docstring_limit=0)
+    survey = _Survey(expr)
+    if not survey.big:
+        return _lambdify(list(args), expr, modules, printer, survey)
+    hidden = {r: sp.Dummy() for r in survey.big}
+    inner = _lambdify([*args, *hidden.values()], _replace(expr, hidden), modules, printer, None)
     ratios = [Fraction(int(r.p), int(r.q)) for r in hidden]
     machine = modules == "numpy"
 
@@ -111,10 +123,82 @@ def compile_expr(args: Sequence[sp.Symbol], expr: sp.Basic,
     return call
 
 
-def _long_literals(expr: Any) -> list[sp.Rational]:
-    items = expr if isinstance(expr, (list, tuple)) else [expr]
-    return sorted({r for e in items if isinstance(e, sp.Basic) for r in e.atoms(sp.Rational)
-                   if max(abs(r.p), r.q).bit_length() > _PRINTABLE_BITS}, key=sp.default_sort_key)
+class _Survey:
+    """One walk over what is compiled: its symbols, its literals too long to
+    print (sorted), and whether it holds a node only ``sympy.lambdify``
+    handles (Subs, an undefined or implemented function, an unevaluated
+    wrapper)."""
+
+    def __init__(self, expr: Any) -> None:
+        big: set[sp.Rational] = set()
+        self.symbols: set[sp.Basic] = set()
+        self.plain = True
+        items = list(expr) if isinstance(expr, (list, tuple)) else [expr]
+        if not all(isinstance(item, sp.Basic) for item in items):
+            self.plain = False
+            items = [item for item in items if isinstance(item, sp.Basic)]
+        seen: set[sp.Basic] = set()
+        while items:
+            node = items.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node.is_Symbol:
+                self.symbols.add(node)
+            elif node.is_Rational:
+                if max(abs(node.p), node.q).bit_length() > _PRINTABLE_BITS:
+                    big.add(node)
+            else:
+                if isinstance(node, _LAMBDIFY_ONLY):
+                    self.plain = False
+                items.extend(node.args)
+        self.big = sorted(big, key=sp.default_sort_key)
+
+
+class _PlainEvaluatorPrinter(_EvaluatorPrinter):
+    def _handle_Subs(self, expr: Any, out: list) -> Any:
+        return expr
+
+
+def _unchanged(expr: Any) -> Any:
+    return expr
+
+
+_LAMBDIFY_ONLY = (sp.Subs, sp.Derivative, sp.Integral, UnevaluatedExpr, AppliedUndef)
+_NAMESPACES: dict[Any, dict[str, Any]] = {}
+
+
+def _lambdify(args: list[sp.Symbol], expr: Any, modules: str | list[str], printer: type,
+              survey: _Survey | None) -> Callable[..., Any]:
+    """``sympy.lambdify(args, expr, modules, printer=printer(...))``: the same
+    source, printed by the same printer, executed in the namespace
+    ``lambdify`` builds for ``modules``, built once. ``lambdify`` itself
+    walks the expression four more times (symbols, Subs, unevaluated
+    wrappers, implemented functions) and copies the module's namespace on
+    every call: half of its time on a check's F'. Anything that needs one
+    of those steps (a symbol not an argument, a node in ``_LAMBDIFY_ONLY``,
+    an import the printer asks for) goes to ``lambdify``."""
+    module_key = modules if isinstance(modules, str) else tuple(modules)
+    fresh = printer(dict(_SETTINGS))
+    if (survey is None or not survey.plain or not isinstance(expr, sp.Basic)
+            or not survey.symbols <= set(args)
+            or not all(a.is_Symbol and _EvaluatorPrinter._is_safe_ident(str(a)) for a in args)):
+        return sp.lambdify(args, expr, modules, printer=fresh, docstring_limit=0)
+    namespace = _NAMESPACES.get(module_key)
+    if namespace is None:
+        namespace = _NAMESPACES[module_key] = dict(
+            sp.lambdify([], sp.Integer(0), modules, docstring_limit=0).__globals__)
+    # Both walks look for nodes the survey found none of (Subs, re() of an
+    # unevaluated expression): skipped.
+    fresh._handle_UnevaluatedExpr = _unchanged
+    source = _PlainEvaluatorPrinter(fresh, False).doprint("_lambdifygenerated", args, expr)
+    imports = getattr(fresh, "module_imports", None) or {}
+    if any(k not in namespace for keys in imports.values() for k in keys):
+        return sp.lambdify(args, expr, modules, printer=printer(dict(_SETTINGS)),
+                           docstring_limit=0)
+    scope: dict[str, Any] = {}
+    exec(compile(source, "<compile_expr>", "exec"), namespace, scope)  # noqa: S102 - our printer's code
+    return scope["_lambdifygenerated"]
 
 
 def _replace(expr: Any, hidden: dict[sp.Rational, sp.Dummy]) -> Any:

@@ -360,7 +360,12 @@ class _Builder:
             args = [self.build(a) for a in node.args]
             name = node.func.id
             _check_constant_args(name, args, self.bounds)
-            return _check_built(_FUNCTIONS[name][1](self, args), deep=True, bounds=self.bounds)
+            built = _FUNCTIONS[name][1](self, args)
+            # Every argument was checked as it was built: only what the call
+            # made of them is new (exp(1000*log(x)) is x**1000), unless it
+            # kept them as they are (sin(x + 1)).
+            kept = isinstance(built, sympy.Function) and built.args == tuple(args)
+            return _check_built(built, deep=not kept, bounds=self.bounds)
         raise _fail_syntax(node)  # unreachable after validate(); kept as a backstop
 
     def name(self, name: str) -> sympy.Expr:

@@ -194,20 +194,33 @@ def natural_scale(exprs: Sequence[sp.Expr], x: sp.Symbol) -> float | None:
     when it is below :data:`SMALL_SCALE`; else ``None``. Points at that
     scale are where an integrand like e^{e^{2016 x} + 6048 x} has values
     that are representable and informative."""
+    best = min((length for length in (_expression_length(e, x) for e in exprs)
+                if length is not None), default=None)
+    return best if best is not None and best < SMALL_SCALE else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _expression_length(expr: sp.Expr, x: sp.Symbol) -> float | None:
+    """The smallest :func:`_argument_length` over the function and power
+    arguments in ``expr``; each distinct subtree visited once (F' repeats
+    its inner functions), and an integrand's once per group."""
     best = None
-    seen: set[sp.Expr] = set()
-    for expr in exprs:
-        for node in sp.preorder_traversal(expr):
-            if not isinstance(node, (sp.Function, sp.Pow)):
-                continue
-            for arg in node.args:
-                if not isinstance(arg, sp.Expr) or arg in seen or not arg.has(x):
-                    continue
-                seen.add(arg)
+    seen: set[sp.Basic] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.extend(node.args)
+        if not isinstance(node, (sp.Function, sp.Pow)):
+            continue
+        for arg in node.args:
+            if isinstance(arg, sp.Expr) and arg.has(x):
                 length = _argument_length(arg, x)
                 if length is not None:
                     best = length if best is None else min(best, length)
-    return best if best is not None and best < SMALL_SCALE else None
+    return best
 
 
 @functools.lru_cache(maxsize=4096)

@@ -36,7 +36,14 @@ _TRUSTED_CONSTANTS = frozenset({sp.pi, sp.E, sp.I})
 
 
 def _trusted(expr: sp.Expr) -> bool:
-    for node in sp.preorder_traversal(expr):
+    seen: set[sp.Basic] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.extend(node.args)
         if node.is_Add or node.is_Mul or node.is_Pow:
             continue
         if isinstance(node, sp.Function):

@@ -256,7 +256,19 @@ def int_text(n: int) -> str:
 
 
 class _BoundedPrinter(StrPrinter):
-    """SymPy's str printer with every integer through :func:`int_text`."""
+    """SymPy's str printer with every integer through :func:`int_text`, and
+    each distinct node printed once (F' repeats its inner functions; a
+    node's text does not depend on where it stands, its parent adds the
+    parentheses). One instance per expression printed: the memo is its own."""
+
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        if kwargs or not isinstance(expr, sp.Basic):
+            return super()._print(expr, **kwargs)
+        memo = self.__dict__.setdefault("_printed", {})
+        text = memo.get(expr)
+        if text is None:
+            text = memo[expr] = super()._print(expr)
+        return text
 
     def _print_Integer(self, expr: sp.Integer) -> str:
         return int_text(expr.p)
@@ -317,7 +329,7 @@ def _precedence(item: Any) -> int:
     return precedence(item)
 
 
-_PRINTER = _BoundedPrinter({"order": "none"})
+_PRINTER_SETTINGS = {"order": "none"}
 # What a printer raises on a value it cannot print (an int past the digit
 # limit inside an object we do not print ourselves). A time limit firing
 # while printing is not among them: it must still end the check.
@@ -355,7 +367,7 @@ def show(expr: sp.Basic, limit: int = 500) -> str:
         # str() sorts terms, evaluating each numerically (44 s on a sum of
         # constant elliptic_pi terms); the printer with order="none" does not.
         try:
-            text = _PRINTER.doprint(expr)
+            text = _BoundedPrinter(_PRINTER_SETTINGS).doprint(expr)
         except _PRINT_ERRORS:
             text = f"<{type(expr).__name__}>"
     else:

@@ -7,6 +7,11 @@ cuts (tests/test_symengine.py): ``acosh`` is left out because SymEngine's
 ``1/(sqrt(u - 1)*sqrt(u + 1))`` is. Anything else (Abs, sign, Piecewise,
 floor, special functions, floats, two symbols of one name, a term SymEngine
 rewrites as it converts it) returns None: the caller differentiates with SymPy.
+
+Terms are converted with SymEngine's own constructors (:func:`_to_symengine`),
+not ``symengine.sympify``: that wraps SymPy's ``asech`` and ``acsch`` as
+Python functions whose derivative in a real x came out 0, so ``asech(1/x)``
+was accepted as an antiderivative of 0.
 """
 from __future__ import annotations
 

@@ -120,11 +120,12 @@ def test_no_installed_command_needs_a_source_checkout():
 
 # Inside the checker, its stages in data-flow order: a module imports from its
 # own step and the ones before it. The leaves (results, errors, clocks, the
-# function table, the memory cap, the size limits) come first; the pipeline that runs the
-# stages, and the package's own __init__, last.
+# function table, the memory cap, the size limits, the tree walk) come first; the pipeline
+# that runs the stages, and the package's own __init__, last.
 CHECK_STEPS = (
     ("rewards.check.errors", "rewards.check.result", "rewards.check.timebox",
-     "rewards.check.function_facts", "rewards.check.memory", "rewards.check.limits"),
+     "rewards.check.function_facts", "rewards.check.memory", "rewards.check.limits",
+     "rewards.check.walk"),
     ("rewards.check.parse",),
     ("rewards.check.extract",),
     ("rewards.check.proof", "rewards.check.evidence"),

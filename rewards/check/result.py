@@ -255,20 +255,25 @@ def int_text(n: int) -> str:
     return f"{'-' if n < 0 else ''}~{10 ** (size - exponent):.3f}e+{exponent}"
 
 
-class _BoundedPrinter(StrPrinter):
-    """SymPy's str printer with every integer through :func:`int_text`, and
-    each distinct node printed once (F' repeats its inner functions; a
-    node's text does not depend on where it stands, its parent adds the
-    parentheses). One instance per expression printed: the memo is its own."""
+class PrintedOnce:
+    """A SymPy printer mixin: each distinct node printed once per printer
+    instance (F' repeats its inner functions). For printers where a node's
+    text does not depend on where it stands (its parent adds parentheses);
+    make one instance per expression, the memo is its own."""
 
     def _print(self, expr: Any, **kwargs: Any) -> str:
         if kwargs or not isinstance(expr, sp.Basic):
-            return super()._print(expr, **kwargs)
+            return super()._print(expr, **kwargs)  # type: ignore[misc]
         memo = self.__dict__.setdefault("_printed", {})
         text = memo.get(expr)
         if text is None:
-            text = memo[expr] = super()._print(expr)
+            text = memo[expr] = super()._print(expr)  # type: ignore[misc]
         return text
+
+
+class _BoundedPrinter(PrintedOnce, StrPrinter):
+    """SymPy's str printer with every integer through :func:`int_text`, each
+    distinct node printed once (:class:`PrintedOnce`)."""
 
     def _print_Integer(self, expr: sp.Integer) -> str:
         return int_text(expr.p)

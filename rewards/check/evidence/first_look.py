@@ -32,6 +32,7 @@ from typing import Any
 import sympy as sp
 
 from ..limits import CAPS
+from ..walk import distinct_nodes
 
 try:
     import symengine as se
@@ -56,19 +57,12 @@ MIN_NEAR = 2
 def _convertible(expr: sp.Expr) -> bool:
     # SymEngine evaluates an integer power of a number exactly as it builds it
     # (in C, where no deadline reaches): 3**(10**8) would stall the worker.
-    seen: set[sp.Basic] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
+    for node in distinct_nodes(expr):
         if isinstance(node, sp.Dummy):
             return False
         if node.is_Pow and node.base.is_number and node.exp.is_number:
             if not node.exp.is_Rational or abs(node.exp) > CAPS.first_look_exponent:
                 return False
-        stack.extend(node.args)
     return True
 
 

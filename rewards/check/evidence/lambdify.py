@@ -22,8 +22,11 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import MpmathPrinter
 from sympy.utilities.lambdify import _EvaluatorPrinter
 
+from ..result import PrintedOnce
+from ..walk import distinct_nodes
 
-class _FlatMpmathPrinter(MpmathPrinter):
+
+class _FlatMpmathPrinter(PrintedOnce, MpmathPrinter):
     """MpmathPrinter with every sum, product and power in parentheses.
 
     The stock printer lays out a product the way a person reads it (sign
@@ -34,17 +37,6 @@ class _FlatMpmathPrinter(MpmathPrinter):
     rounding in the last digit (``a*b**-1`` where the stock printer writes
     ``a/b``). Functions, numbers and the choice of ``sqrt`` for a half
     power stay the stock printer's."""
-
-    def _print(self, expr: Any, **kwargs: Any) -> str:
-        # A derivative repeats its inner functions (the chain rule): each
-        # distinct node is printed once per expression.
-        if kwargs or not isinstance(expr, sp.Basic):
-            return super()._print(expr, **kwargs)
-        memo = self.__dict__.setdefault("_printed", {})
-        text = memo.get(expr)
-        if text is None:
-            text = memo[expr] = super()._print(expr)
-        return text
 
     def _print_Add(self, expr: sp.Add) -> str:
         return "(" + " + ".join(self._print(a) for a in expr.args) + ")"
@@ -137,21 +129,15 @@ class _Survey:
         if not all(isinstance(item, sp.Basic) for item in items):
             self.plain = False
             items = [item for item in items if isinstance(item, sp.Basic)]
-        seen: set[sp.Basic] = set()
-        while items:
-            node = items.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            if node.is_Symbol:
-                self.symbols.add(node)
-            elif node.is_Rational:
-                if max(abs(node.p), node.q).bit_length() > _PRINTABLE_BITS:
-                    big.add(node)
-            else:
-                if isinstance(node, _LAMBDIFY_ONLY):
+        for item in items:
+            for node in distinct_nodes(item):
+                if node.is_Symbol:
+                    self.symbols.add(node)
+                elif node.is_Rational:
+                    if max(abs(node.p), node.q).bit_length() > _PRINTABLE_BITS:
+                        big.add(node)
+                elif isinstance(node, _LAMBDIFY_ONLY):
                     self.plain = False
-                items.extend(node.args)
         self.big = sorted(big, key=sp.default_sort_key)
 
 

@@ -39,6 +39,7 @@ import sympy as sp
 from ..function_facts import CIRCULAR, KINK, POLE, breakpoint_arguments
 from ..limits import CAPS
 from ..timebox import Deadline
+from ..walk import distinct_nodes
 from .lambdify import compile_expr
 
 Point = tuple[str, str]
@@ -205,14 +206,7 @@ def _expression_length(expr: sp.Expr, x: sp.Symbol) -> float | None:
     arguments in ``expr``; each distinct subtree visited once (F' repeats
     its inner functions), and an integrand's once per group."""
     best = None
-    seen: set[sp.Basic] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.extend(node.args)
+    for node in distinct_nodes(expr):
         if not isinstance(node, (sp.Function, sp.Pow)):
             continue
         for arg in node.args:

@@ -19,6 +19,8 @@ from typing import Any
 
 import sympy as sp
 
+from ..walk import distinct_nodes
+
 try:
     import symengine as se
 except ImportError:  # pragma: no cover - exercised by the fallback test
@@ -41,14 +43,7 @@ _TRUSTED_CONSTANTS = frozenset({sp.pi, sp.E, sp.I})
 
 
 def _trusted(expr: sp.Expr) -> bool:
-    seen: set[sp.Basic] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.extend(node.args)
+    for node in distinct_nodes(expr):
         if node.is_Add or node.is_Mul or node.is_Pow:
             continue
         if isinstance(node, sp.Function):

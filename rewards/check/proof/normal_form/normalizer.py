@@ -13,6 +13,7 @@ from sympy.polys.rings import PolyElement
 
 from ...function_facts import CIRCULAR, HYPERBOLIC
 from ...limits import CAPS
+from ...walk import distinct_nodes
 from .algebra import (
     _I_PI,
     _Algebra,
@@ -50,16 +51,8 @@ def _survey(expr: sp.Expr, clock: _Clock) -> _Plan:
     """Pass 1: exp units, and a slot count that is usually enough."""
     coeffs: dict[sp.Expr, list[sp.Rational]] = {_I_PI: [sp.Rational(1, 2)]}
     atoms: set[sp.Expr] = set()
-    # Each distinct subtree once: F' repeats its inner functions, and a
-    # repeat adds no exponent coefficient and no atom.
-    seen: set[sp.Basic] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.extend(node.args)
+    # A repeated subtree adds no exponent coefficient and no atom.
+    for node in distinct_nodes(expr):
         clock.tick()
         if node.is_Symbol or node.is_Function or (node.is_Pow and not node.exp.is_Integer):
             atoms.add(node)

@@ -33,10 +33,10 @@ class _FlatMpmathPrinter(PrintedOnce, MpmathPrinter):
     first, a numerator over a denominator), asking each factor for its
     precedence and whether it could extract a minus sign: assumption queries
     that were most of the time a check spent compiling F'. Parenthesized, a
-    product is its factors in order; the arithmetic is the same up to
-    rounding in the last digit (``a*b**-1`` where the stock printer writes
-    ``a/b``). Functions, numbers and the choice of ``sqrt`` for a half
-    power stay the stock printer's."""
+    product is its factors in order, over one division by its factors with
+    negative exponents, as the stock printer divides (:meth:`_print_Mul`).
+    Functions, numbers and the choice of ``sqrt`` for a half power stay the
+    stock printer's."""
 
     def _print_Add(self, expr: sp.Add) -> str:
         return "(" + " + ".join(self._print(a) for a in expr.args) + ")"

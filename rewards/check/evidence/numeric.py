@@ -24,6 +24,7 @@ from ..function_facts import CIRCULAR, HYPERBOLIC, NON_ANALYTIC
 from ..limits import CAPS
 from ..result import show
 from ..timebox import Deadline, within
+from ..walk import distinct_nodes
 from .first_look import suspects
 from .lambdify import compile_expr
 from .points import Point, log_size
@@ -177,7 +178,7 @@ def _digits_of(expr: sp.Expr) -> int:
     # F' (complex points, the real spread, the domain's sample), and a group
     # compares 8+ answers with one integrand.
     best = 0
-    for node in sp.preorder_traversal(expr):
+    for node in distinct_nodes(expr):
         if isinstance(node, sp.Rational):
             # bit_length, not str(): str() of a 5000-digit int raises ValueError.
             best = max(best, int(max(abs(node.p), node.q).bit_length() * 0.30103) + 1)
@@ -482,8 +483,8 @@ class NumericComparer:
         there (|Im| for a circular function's). 1 - coth(z)^2 is 4e^{-2z}:
         at z = 166 that is 10^-144, and at fewer digits F' comes out as a
         finite wrong value, the same at 60 digits as at 134, which no
-        comparison of levels can tell from a real difference. At least
-        2|z| (e^z in a power or a product of two)."""
+        comparison of levels can tell from a real difference. g is at least
+        |z| (e^z in a power or a product of two, no exponential written)."""
         growth = mp.mpf(size)
         try:
             arguments = self._growth_arguments
@@ -506,7 +507,7 @@ class NumericComparer:
         compiled = self._compiled
         found: dict[sp.Expr, bool] = {}
         for expr in (compiled.derivative, compiled.integrand):
-            for node in sp.preorder_traversal(expr):
+            for node in distinct_nodes(expr):
                 if isinstance(node, (sp.exp, *HYPERBOLIC)):
                     found.setdefault(node.args[0], False)
                 elif isinstance(node, CIRCULAR):

@@ -138,6 +138,14 @@ _SIGNED = [
                       evaluate=False), evaluate=False),
     sp.diff(x * sp.sqrt(1 - x**2) - sp.asin(x) / (x + 1), x),
     sp.diff(sp.log(x**2 - 4) / 3 - 2 * sp.atan(x / 2) / (x - 1) ** 2, x),
+    # Denominators and exponents the printer writes without building them:
+    # 1/b, 1/(b*c) (SymPy issue 14160), 1/sqrt, b**(-p/q), a coefficient's
+    # denominator, a sign before one power, a power of 1/3.
+    -2 * x**2, -3 / (x + 1), 1 / (x * a) ** 1, 1 / (x * a), -x / (2 * (x + 1) ** 2),
+    a / sp.Pow(x * a, -1, evaluate=False), x ** sp.Rational(-2, 3) * a / 5,
+    -sp.sqrt(2) * x / sp.sqrt(x + 1), x**-3 - (x + 1) ** sp.Rational(3, 2),
+    sp.Pow(sp.Rational(1, 3), -x) * a, sp.Pow(x, sp.Float(-0.5)) * a, -x**(-x),
+    -sp.I * x / 2, sp.pi * x / 4 - sp.E**x / 3,
 ]
 
 

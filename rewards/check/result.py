@@ -96,12 +96,19 @@ class Shown:
 
 
 def resolve_shown(stages: list[StageRecord], keep: bool) -> None:
-    """Print (``keep``) or drop every :class:`Shown` left in ``stages``."""
+    """Print (``keep``) or drop every :class:`Shown` left in ``stages``; an
+    expression shown twice (the parsed answer that normalizing left as it
+    was) is printed once."""
+    printed: dict[sp.Basic, str] = {}
     for record in stages:
         lazy = [k for k, v in record.data.items() if isinstance(v, Shown)]
         for key in lazy:
             if keep:
-                record.data[key] = str(record.data[key])
+                expr = record.data[key].expr
+                text = printed.get(expr)
+                if text is None:
+                    text = printed[expr] = show(expr)
+                record.data[key] = text
             else:
                 del record.data[key]
 
@@ -299,6 +306,97 @@ class _BoundedPrinter(PrintedOnce, StrPrinter):
             return f"({self._print(item)})"
         return self._print(item)
 
+    def _print_Mul(self, expr: sp.Mul) -> str:
+        # StrPrinter._print_Mul's text for an evaluated product, without the
+        # objects it builds to get there (the product without its sign, each
+        # 1/b**k as b**k, the coefficient's numerator and denominator as
+        # Integers) and with _precedence: those were two thirds of printing
+        # a trace. Unevaluated products and the rare factor whose sign-free
+        # form SymPy would evaluate differently take SymPy's own path.
+        args = expr.args
+        head = args[0]
+        if (head is sp.S.One or head.is_Mul or not expr.is_commutative
+                or any(isinstance(a, sp.Number) or a.is_Mul
+                       or a.is_Pow and all(b.is_Integer for b in a.args) for a in args[1:])):
+            return super()._print_Mul(expr)
+        sign = ""
+        factors: tuple[Any, ...] = args
+        if head.is_Rational or head.is_Float:
+            # p < 0 rather than an assumption query: a number's first query
+            # deduces all its facts, a third of printing a trace.
+            if head.p < 0 if head.is_Rational else head.is_extended_negative:
+                sign, positive, rest = "-", -head, args[1:]
+                if positive is sp.S.One:
+                    factors = rest
+                elif len(rest) == 1 and not (
+                        rest[0].is_Add or rest[0].is_Symbol or isinstance(rest[0], sp.Function)
+                        or rest[0].is_Pow and not rest[0].base.is_Number):
+                    return super()._print_Mul(expr)
+                else:
+                    factors = (positive, *rest)
+        elif head.is_Number:
+            return super()._print_Mul(expr)
+        level = PRECEDENCE["Mul"]
+        numer: list[str] = []
+        denom: list[tuple[Any, str]] = []    # (the factor when printed from one, its text)
+        bracketed: list[Any] = []
+        for item in factors:
+            if isinstance(item, sp.Pow) and _negative_coefficient(item.exp):
+                exp = item.exp
+                if exp is sp.S.NegativeOne:
+                    if len(item.base.args) != 1 and isinstance(item.base, (sp.Mul, sp.Pow)):
+                        bracketed.append(item)   # SymPy issue 14160
+                    denom.append((item.base, self.parenthesize(item.base, level)))
+                elif exp.is_Rational and not (item.base.is_Rational and item.base.p == 1):
+                    flipped = -exp
+                    if flipped is sp.S.Half:
+                        text = f"sqrt({self._print(item.base)})"
+                    else:
+                        power = PRECEDENCE["Pow"]
+                        shown_exp = self._print(flipped)
+                        text = (f"{self.parenthesize(item.base, power)}**"
+                                f"{shown_exp if flipped.is_Integer else f'({shown_exp})'}")
+                    denom.append((None, text))
+                else:
+                    return super()._print_Mul(expr)
+            elif item.is_Rational:
+                if item.p != 1:
+                    numer.append(int_text(item.p))
+                if item.q != 1:
+                    denom.append((None, int_text(item.q)))
+            else:
+                numer.append(self.parenthesize(item, level))
+        shown_denom = [text for _, text in denom]
+        for item in bracketed:
+            for i, (factor, text) in enumerate(denom):
+                if factor is not None and factor == item.base:
+                    shown_denom[i] = f"({text})"
+                    break
+        top = sign + ("*".join(numer) or "1")
+        if not shown_denom:
+            return top
+        if len(shown_denom) == 1:
+            return f"{top}/{shown_denom[0]}"
+        return f"{top}/({'*'.join(shown_denom)})"
+
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        # StrPrinter._print_Pow's text for a rational exponent, without
+        # negating it to test for 1/sqrt and 1/b, and with _precedence.
+        exp = expr.exp
+        if rational or not exp.is_Rational or not expr.is_commutative:
+            return super()._print_Pow(expr, rational)
+        if exp is sp.S.Half:
+            return f"sqrt({self._print(expr.base)})"
+        if exp.q == 2 and exp.p == -1:
+            return f"1/sqrt({self._print(expr.base)})"
+        level = PRECEDENCE["Pow"]
+        if exp is sp.S.NegativeOne:
+            return f"1/{self.parenthesize(expr.base, level)}"
+        shown = self._print(exp)
+        if exp.q != 1 or exp.p < 0:
+            shown = f"({shown})"
+        return f"{self.parenthesize(expr.base, level)}**{shown}"
+
     def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
         # StrPrinter._print_Add with _precedence for each term.
         level = _precedence(expr)
@@ -314,6 +412,12 @@ class _BoundedPrinter(PrintedOnce, StrPrinter):
         return ("" if first == "+" else first) + " ".join(parts)
 
 
+def _negative_coefficient(exp: Any) -> bool:
+    """``exp.as_coeff_Mul()[0] < 0``, without sympifying 0 for a rational."""
+    coeff = exp.as_coeff_Mul()[0]
+    return coeff.p < 0 if coeff.is_Rational else bool(coeff < 0)
+
+
 def _precedence(item: Any) -> int:
     """SymPy's ``precedence(item)``, without building ``-item`` for a product:
     a product ranks as a sum when its leading factor is a negative number,
@@ -326,7 +430,8 @@ def _precedence(item: Any) -> int:
                for a in item.args):
             return mul
         lead, rest = item.args[0], item.args[1:]
-        if not (lead.is_Number and lead.is_extended_negative):
+        if not (lead.is_Number and (lead.p < 0 if lead.is_Rational
+                                    else lead.is_extended_negative)):
             return mul
         if lead.is_Rational and rest and rest[0] is sp.zoo:
             return mul

@@ -96,6 +96,12 @@ class _Builder:
         self.notes = notes
         # Per node built: (free symbol, oo/zoo/nan), for _check_nonfinite_mix.
         self._flags: dict[sympy.Expr, tuple[bool, bool]] = {}
+        # The nodes _check_built passed in this parse.
+        self._checked: set[sympy.Basic] = set()
+
+    def _post(self, expr: sympy.Expr, deep: bool) -> sympy.Expr:
+        """:func:`_check_built` with this parse's bounds and passed nodes."""
+        return _check_built(expr, deep, self.bounds, self._checked)
 
     # -- pass 1: validate the whole tree before building anything ----------
     def validate(self, root: ast.expr) -> None:
@@ -327,7 +333,7 @@ class _Builder:
             assert isinstance(node, ast.Call)
             pairs = [(self.build(pair.elts[0]), self.condition(pair.elts[1]))
                      for pair in node.args]  # type: ignore[attr-defined]
-            return _check_built(sympy.Piecewise(*pairs), deep=True, bounds=self.bounds)
+            return self._post(sympy.Piecewise(*pairs), deep=True)
         if isinstance(node, ast.Constant):
             return self.number(node)
         if isinstance(node, ast.Name):
@@ -365,7 +371,7 @@ class _Builder:
             # made of them is new (exp(1000*log(x)) is x**1000), unless it
             # kept them as they are (sin(x + 1)).
             kept = isinstance(built, sympy.Function) and built.args == tuple(args)
-            return _check_built(built, deep=not kept, bounds=self.bounds)
+            return self._post(built, deep=not kept)
         raise _fail_syntax(node)  # unreachable after validate(); kept as a backstop
 
     def name(self, name: str) -> sympy.Expr:
@@ -403,13 +409,13 @@ class _Builder:
             raise ParseFailure("number_too_large", "float exponent too large")
         n = int(mantissa)
         value = sympy.Rational(n * 10 ** shift) if shift >= 0 else sympy.Rational(n, 10 ** -shift)
-        return _check_built(value, deep=False, bounds=self.bounds)
+        return self._post(value, deep=False)
 
     def add(self, terms: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(terms, self._flags)
         if sum(_mag(t) for t in terms) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "sum would produce too large numbers")
-        return _check_built(sympy.Add(*terms), deep=False, bounds=self.bounds)
+        return self._post(sympy.Add(*terms), deep=False)
 
     def mul(self, factors: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(factors, self._flags)
@@ -417,7 +423,7 @@ class _Builder:
             raise ParseFailure("number_too_large", "product would produce too large numbers")
         if sum(_radical_digits_in_product(f) for f in factors) > ANSWER.radicand_digits:
             raise ParseFailure("number_too_large", "product of radicals too large")
-        return _check_built(sympy.Mul(*factors), deep=False, bounds=self.bounds)
+        return self._post(sympy.Mul(*factors), deep=False)
 
     def pow(self, base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
         # All checks happen BEFORE sympy.Pow, which evaluates eagerly.
@@ -450,14 +456,12 @@ class _Builder:
             # unevaluated; E**u is spelled exp(u) so it prints and compares
             # like SymPy's own exp.
             if base is sympy.E:
-                return _check_built(_apply(sympy.exp, [exponent]), deep=False,
-                                    bounds=self.bounds)
-            return _check_built(sympy.Pow(base, exponent, evaluate=False), deep=False,
-                                bounds=self.bounds)
+                return self._post(_apply(sympy.exp, [exponent]), deep=False)
+            return self._post(sympy.Pow(base, exponent, evaluate=False), deep=False)
         elif not base.free_symbols:
             # 2**sqrt(2), pi**pi, E**c: a constant tower like a function call.
             _check_constant_args("pow", [base, exponent])
-        return _check_built(sympy.Pow(base, exponent), deep=False, bounds=self.bounds)
+        return self._post(sympy.Pow(base, exponent), deep=False)
 
     def exp(self, arg: sympy.Expr) -> sympy.Expr:
         # exp(c*log(a)) evaluates to a**c, so the argument is an exponent.

@@ -126,13 +126,18 @@ def _check_exponent_atoms(e: sympy.Expr, bounds: _Bounds = _DEFAULT_BOUNDS) -> N
 
 
 def _check_built(expr: sympy.Expr, deep: bool,
-                 bounds: _Bounds = _DEFAULT_BOUNDS) -> sympy.Expr:
+                 bounds: _Bounds = _DEFAULT_BOUNDS,
+                 checked: set[sympy.Basic] | None = None) -> sympy.Expr:
     """Post-check a freshly built node.
 
     Arithmetic nodes only combine coefficients near the top (a Mul distributes
     its coefficient into an Add's terms), so two levels suffice there; function
     results can be arbitrary expansions and are walked fully (their size is
     already bounded by the argument guards).
+
+    ``checked``: the nodes one parse (one ``bounds``) has passed so far. The
+    test of a node depends on the node alone, so a node met again (each
+    level above a node looks two levels down) is not tested again.
     """
     if deep:
         nodes = sympy.preorder_traversal(expr)
@@ -142,6 +147,10 @@ def _check_built(expr: sympy.Expr, deep: bool,
             nodes.append(a)
             nodes.extend(a.args)
     for n in nodes:
+        if checked is not None:
+            if n in checked:
+                continue
+            checked.add(n)
         if n.is_Rational:
             digits = bounds.limits.number_digits
             if _int_digits(n.p) > digits or _int_digits(n.q) > digits:

@@ -16,6 +16,7 @@ kink, jump, blow up or stop being real? Each answer lives in the entry's
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -420,13 +421,16 @@ def breakpoint_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str]]:
                 yield from facts.breaks(node.args)
 
 
+@functools.lru_cache(maxsize=1024)
 def may_branch(expr: sp.Basic) -> bool:
     """False when ``expr`` is built only from SINGLE_VALUED functions,
     integer powers, sums, products, symbols and constants: then it is
     single-valued, and where it differs from another such expression at
     complex points the two differ on the real line too (the identity
     theorem), so no branch choice can explain the difference. Anything else
-    (a root, a logarithm, an inverse function, a special function) may."""
+    (a root, a logarithm, an inverse function, a special function) may.
+    Cached: a check asks it of F' and f at each turn of the screen, and a
+    group's answers share f."""
     return _branching(expr)[0]
 
 

@@ -17,6 +17,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+try:
+    import _signal
+except ImportError:  # pragma: no cover - CPython has it
+    _signal = signal
+
 
 class StepTimeout(BaseException):
     """A time-boxed step ran past its limit.
@@ -86,6 +91,11 @@ def _redelivering(previous):
     return hook
 
 
+# The handler as the C module holds it: signal.getsignal's conversion to an
+# enum raises and catches a ValueError for a function handler.
+_signal_handler = getattr(_signal, "getsignal", signal.getsignal)
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[bool]:
     """Interrupt the block with :class:`StepTimeout` after ``seconds``.
@@ -105,12 +115,18 @@ def time_limit(seconds: float) -> Iterator[bool]:
     """
     if seconds <= 0:
         raise StepTimeout("no time left")
-    if not _signals_usable():
+    # Inside a limit of ours on the main thread, our handler and hook are in
+    # place: only the timer changes (swapping the handler costs more than a
+    # sample point's evaluation, and every point has its limit).
+    nested = (threading.get_ident() == threading.main_thread().ident
+              and _signal_handler(signal.SIGALRM) is _raise_step_timeout)
+    if not nested and not _signals_usable():
         yield False
         return
-    previous_handler = signal.signal(signal.SIGALRM, _raise_step_timeout)
-    previous_hook = sys.unraisablehook
-    sys.unraisablehook = _redelivering(previous_hook)
+    if not nested:
+        previous_handler = signal.signal(signal.SIGALRM, _raise_step_timeout)
+        previous_hook = sys.unraisablehook
+        sys.unraisablehook = _redelivering(previous_hook)
     outer_remaining, _ = signal.getitimer(signal.ITIMER_REAL)
     started = time.monotonic()
     limit = seconds if outer_remaining <= 0 else min(seconds, outer_remaining)
@@ -119,8 +135,9 @@ def time_limit(seconds: float) -> Iterator[bool]:
         yield True
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        sys.unraisablehook = previous_hook
-        signal.signal(signal.SIGALRM, previous_handler)
+        if not nested:
+            sys.unraisablehook = previous_hook
+            signal.signal(signal.SIGALRM, previous_handler)
         if outer_remaining > 0:
             left = outer_remaining - (time.monotonic() - started)
             # An outer limit that already passed fires at once on re-arm.

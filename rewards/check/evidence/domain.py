@@ -106,6 +106,7 @@ class RealEvaluator:
         # complex form only needs a value (an imaginary constant is allowed).
         self.real_values = real_values
         self._lambdified: dict[Any, Callable[..., Any]] = {}
+        self._constants: dict[tuple[sp.Basic, int], Any] = {}
 
     def __call__(self, values: dict[str, Any]) -> Any:
         self.names = values
@@ -146,7 +147,12 @@ class RealEvaluator:
         if node.is_Symbol:
             return self.names[node.name]
         if node.is_Number or node.is_NumberSymbol:
-            return mp.mpmathify(node.evalf(mp.mp.dps + 5))
+            # The same constant at every point: evalf once per precision.
+            key = (node, mp.mp.prec)
+            value = self._constants.get(key)
+            if value is None:
+                value = self._constants[key] = mp.mpmathify(node.evalf(mp.mp.dps + 5))
+            return value
         if isinstance(node, sp.Add):
             return mp.fsum(self._value(a, memo) for a in node.args)
         if isinstance(node, sp.Mul):

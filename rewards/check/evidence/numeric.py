@@ -48,7 +48,13 @@ def sampling_mode(*exprs: sp.Expr) -> str:
     """``complex`` points for analytic expressions; the real line as soon as
     one is not (for complex z, ``sign(z)/|z|`` is ``1/conj(z)``, not ``1/z``:
     complex sampling would reject a correct ``ln|x|``)."""
-    return "real" if any(e.has(*NON_ANALYTIC) for e in exprs) else "complex"
+    return "real" if any(_non_analytic(e) for e in exprs) else "complex"
+
+
+@functools.lru_cache(maxsize=1024)
+def _non_analytic(expr: sp.Expr) -> bool:
+    # Asked of F' and f at each turn of the screen; f is a group's.
+    return expr.has(*NON_ANALYTIC)
 
 
 @functools.lru_cache(maxsize=256)

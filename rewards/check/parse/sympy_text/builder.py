@@ -96,8 +96,9 @@ class _Builder:
         self.notes = notes
         # Per node built: (free symbol, oo/zoo/nan), for _check_nonfinite_mix.
         self._flags: dict[sympy.Expr, tuple[bool, bool]] = {}
-        # The nodes _check_built passed in this parse.
+        # The nodes _check_built passed in this parse, and _mag's estimates.
         self._checked: set[sympy.Basic] = set()
+        self._mags: dict[sympy.Expr, float] = {}
 
     def _post(self, expr: sympy.Expr, deep: bool) -> sympy.Expr:
         """:func:`_check_built` with this parse's bounds and passed nodes."""
@@ -413,13 +414,13 @@ class _Builder:
 
     def add(self, terms: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(terms, self._flags)
-        if sum(_mag(t) for t in terms) > 2 * self.limits.number_digits:
+        if sum(_mag(t, self._mags) for t in terms) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "sum would produce too large numbers")
         return self._post(sympy.Add(*terms), deep=False)
 
     def mul(self, factors: list[sympy.Expr]) -> sympy.Expr:
         _check_nonfinite_mix(factors, self._flags)
-        if sum(_mag(f) for f in factors) > 2 * self.limits.number_digits:
+        if sum(_mag(f, self._mags) for f in factors) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "product would produce too large numbers")
         if sum(_radical_digits_in_product(f) for f in factors) > ANSWER.radicand_digits:
             raise ParseFailure("number_too_large", "product of radicals too large")
@@ -443,7 +444,7 @@ class _Builder:
                                    f"exponent of a constant above {self.limits.constant_exponent}")
             # A power of a sum in the variable is never expanded by SymPy;
             # a power of a number or a product computes its coefficient.
-            if _mag(base) * size > self.limits.number_digits and not (base.is_Add
+            if _mag(base, self._mags) * size > self.limits.number_digits and not (base.is_Add
                                                               and base.free_symbols):
                 raise ParseFailure("number_too_large",
                                    f"power would exceed about 10**{self.limits.number_digits}")

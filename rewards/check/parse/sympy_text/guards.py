@@ -32,20 +32,30 @@ def _rat_digits(r: sympy.Rational) -> float:
     return _int_digits(r.p) + _int_digits(r.q)
 
 
-def _mag(expr: sympy.Expr) -> float:
+def _mag(expr: sympy.Expr, memo: dict[sympy.Expr, float] | None = None) -> float:
     """Upper estimate (in digits) of the numeric coefficient SymPy may compute
     when ``expr`` is multiplied, added or raised to a rational power.
 
     Add/Mul sum their parts (digits of products and of sums of fractions are at
     most additive); a rational power scales its base; everything else (symbols,
-    functions) carries no coefficient that SymPy would expand.
+    functions) carries no coefficient that SymPy would expand. ``memo``: one
+    parse's estimates by node (each sum or product above a node asks again).
     """
+    if memo is not None:
+        known = memo.get(expr)
+        if known is None:
+            known = memo[expr] = _mag_of(expr, memo)
+        return known
+    return _mag_of(expr, None)
+
+
+def _mag_of(expr: sympy.Expr, memo: dict[sympy.Expr, float] | None) -> float:
     if expr.is_Rational:
         return _rat_digits(expr)
     if expr.is_Add or expr.is_Mul:
-        return sum(_mag(a) for a in expr.args)
+        return sum(_mag(a, memo) for a in expr.args)
     if expr.is_Pow and expr.exp.is_Rational:
-        return _mag(expr.base) * abs(float(expr.exp))
+        return _mag(expr.base, memo) * abs(float(expr.exp))
     return 0.0
 
 

@@ -101,6 +101,22 @@ def test_a_term_with_a_nonzero_derivative_is_never_dropped(answer, integrand):
     assert check_antiderivative(answer, integrand, timeout_s=30.0).verdict == "WRONG"
 
 
+@pytest.mark.usefixtures("with_symengine")
+@pytest.mark.parametrize("term", [
+    sp.sqrt(3) * sp.atanh(1 - x), sp.sqrt(2) * x * sp.sin(3 - x), x * sp.tan(1 - x**2),
+    sp.cbrt(2) * sp.sqrt(3) * sp.atanh(sp.cbrt(2) * sp.sqrt(3) * sp.cbrt(x**2 + 1) / x
+                                       - sp.sqrt(3) / x),
+], ids=str)
+def test_a_product_holding_an_odd_functions_sign_is_symengines(term):
+    # SymEngine writes atanh(1 - x) as -atanh(x - 1): a factor -1 in the
+    # product above it, which then holds one factor more than SymPy's.
+    xr = sp.Symbol("x", real=True)
+    term = term.subs(x, xr)
+    ours = symengine_derivative(term, xr)
+    assert ours is not None
+    assert _max_gap(ours, sp.diff(term, xr), {xr: x}) < 1e-20, term
+
+
 @pytest.mark.parametrize("term", [
     sp.acosh(U),                   # SymEngine's rule is wrong for u < -1
     sp.Abs(x - 1) * x,

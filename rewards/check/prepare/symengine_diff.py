@@ -137,7 +137,12 @@ def _build(expr: sp.Expr, memo: dict) -> Any:
 def _same_sum_or_product(built: Any, children: list[Any], add: bool) -> bool:
     """Whether SymEngine kept a sum (product) of ``children`` as one: the same
     non-numeric terms, their numbers combined into one (SymPy's 2*I*x is
-    three factors, SymEngine's two)."""
+    three factors, SymEngine's two). A product's factors are compared with
+    its children's own products opened (associativity): a child an odd
+    function's sign made ``-atanh(w)`` is the factors -1 and ``atanh(w)``
+    in SymEngine's product."""
+    if not add:
+        children = [f for c in children for f in (c.args if c.is_Mul else (c,))]
     numbers = [c for c in children if c.is_Number]
     others = [c for c in children if not c.is_Number]
     if not others:

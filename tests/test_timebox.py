@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import signal
+import sys
 import threading
 import time
 
@@ -95,6 +96,25 @@ def test_previous_handler_restored_and_timer_disarmed():
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     with pytest.raises(StepTimeout), time_limit(0.05):
         time.sleep(LONG_SLEEP_S)
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_nested_limits_leave_handler_and_hook_to_the_outermost():
+    # An inner limit only re-arms the timer: the outer block installed the
+    # handler and the unraisable hook, and only it puts them back.
+    hook = sys.unraisablehook
+    with time_limit(10):
+        outer_hook = sys.unraisablehook
+        assert outer_hook is not hook
+        with pytest.raises(StepTimeout), time_limit(0.05):
+            time.sleep(LONG_SLEEP_S)
+        assert sys.unraisablehook is outer_hook
+        assert signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None)
+        assert 5 < signal.getitimer(signal.ITIMER_REAL)[0] <= 10
+        with time_limit(1) as armed:
+            assert armed is True
+    assert sys.unraisablehook is hook
     assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 

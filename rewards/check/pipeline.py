@@ -196,8 +196,9 @@ def _judge(check: Check, evidence: Evidence) -> CheckResult:
         fast = _fast_stage(check, evidence, residual, start, doubles_agree=agreeing)
         if fast["proved"]:
             return accept("fast_proof", f"proved_by_{fast['by']}", Confidence.SYMBOLIC)
-
-    start = time.perf_counter()
+        start = time.perf_counter()
+    # Else the look in doubles that found a difference is the screen's first
+    # step (it chose the screen's first point), and its time the screen's.
     comparer, screen = evidence.screen()
     stages.append(StageRecord("numeric_screen", "ok", ms_since(start), screen))
     if screen["decision"] == "nonzero":

@@ -322,9 +322,7 @@ class _BoundedPrinter(PrintedOnce, StrPrinter):
         sign = ""
         factors: tuple[Any, ...] = args
         if head.is_Rational or head.is_Float:
-            # p < 0 rather than an assumption query: a number's first query
-            # deduces all its facts, a third of printing a trace.
-            if head.p < 0 if head.is_Rational else head.is_extended_negative:
+            if _negative_number(head):
                 sign, positive, rest = "-", -head, args[1:]
                 if positive is sp.S.One:
                     factors = rest
@@ -341,22 +339,14 @@ class _BoundedPrinter(PrintedOnce, StrPrinter):
         denom: list[tuple[Any, str]] = []    # (the factor when printed from one, its text)
         bracketed: list[Any] = []
         for item in factors:
-            if isinstance(item, sp.Pow) and _negative_coefficient(item.exp):
+            if isinstance(item, sp.Pow) and _negative_number(item.exp.as_coeff_Mul()[0]):
                 exp = item.exp
                 if exp is sp.S.NegativeOne:
                     if len(item.base.args) != 1 and isinstance(item.base, (sp.Mul, sp.Pow)):
                         bracketed.append(item)   # SymPy issue 14160
                     denom.append((item.base, self.parenthesize(item.base, level)))
                 elif exp.is_Rational and not (item.base.is_Rational and item.base.p == 1):
-                    flipped = -exp
-                    if flipped is sp.S.Half:
-                        text = f"sqrt({self._print(item.base)})"
-                    else:
-                        power = PRECEDENCE["Pow"]
-                        shown_exp = self._print(flipped)
-                        text = (f"{self.parenthesize(item.base, power)}**"
-                                f"{shown_exp if flipped.is_Integer else f'({shown_exp})'}")
-                    denom.append((None, text))
+                    denom.append((None, self._rational_power(item.base, -exp)))
                 else:
                     return super()._print_Mul(expr)
             elif item.is_Rational:
@@ -385,17 +375,21 @@ class _BoundedPrinter(PrintedOnce, StrPrinter):
         exp = expr.exp
         if rational or not exp.is_Rational or not expr.is_commutative:
             return super()._print_Pow(expr, rational)
-        if exp is sp.S.Half:
-            return f"sqrt({self._print(expr.base)})"
         if exp.q == 2 and exp.p == -1:
             return f"1/sqrt({self._print(expr.base)})"
-        level = PRECEDENCE["Pow"]
         if exp is sp.S.NegativeOne:
-            return f"1/{self.parenthesize(expr.base, level)}"
+            return f"1/{self.parenthesize(expr.base, PRECEDENCE['Pow'])}"
+        return self._rational_power(expr.base, exp)
+
+    def _rational_power(self, base: sp.Expr, exp: sp.Rational) -> str:
+        """``base**exp`` as StrPrinter writes it for a rational ``exp`` other
+        than -1/2 and -1 (a product's denominator factor, or a power)."""
+        if exp is sp.S.Half:
+            return f"sqrt({self._print(base)})"
         shown = self._print(exp)
         if exp.q != 1 or exp.p < 0:
             shown = f"({shown})"
-        return f"{self.parenthesize(expr.base, level)}**{shown}"
+        return f"{self.parenthesize(base, PRECEDENCE['Pow'])}**{shown}"
 
     def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
         # StrPrinter._print_Add with _precedence for each term.
@@ -412,10 +406,10 @@ class _BoundedPrinter(PrintedOnce, StrPrinter):
         return ("" if first == "+" else first) + " ".join(parts)
 
 
-def _negative_coefficient(exp: Any) -> bool:
-    """``exp.as_coeff_Mul()[0] < 0``, without sympifying 0 for a rational."""
-    coeff = exp.as_coeff_Mul()[0]
-    return coeff.p < 0 if coeff.is_Rational else bool(coeff < 0)
+def _negative_number(n: sp.Number) -> bool:
+    """``n < 0``; for a rational from ``p``: a fresh number's first
+    assumption query deduces all its facts (a third of printing a trace)."""
+    return n.p < 0 if n.is_Rational else bool(n.is_extended_negative)
 
 
 def _precedence(item: Any) -> int:
@@ -430,8 +424,7 @@ def _precedence(item: Any) -> int:
                for a in item.args):
             return mul
         lead, rest = item.args[0], item.args[1:]
-        if not (lead.is_Number and (lead.p < 0 if lead.is_Rational
-                                    else lead.is_extended_negative)):
+        if not (lead.is_Number and _negative_number(lead)):
             return mul
         if lead.is_Rational and rest and rest[0] is sp.zoo:
             return mul

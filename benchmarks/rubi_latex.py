@@ -316,12 +316,10 @@ def stage_pass(batches: list[list[dict[str, Any]]], warmup: list[dict[str, Any]]
                                     timeout_s=timeout_s, input_kind="response",
                                     proof_budget_s=proof_budget_s)
 
-    # Warm as a worker is (rewards.reward.pool._warmup), then the warm-up batch.
-    from rewards.check.evidence.lambdify import warm_up as warm_up_evaluators
-    from rewards.check.parse.latex.grammar import warm_up
+    # Warm as a worker is, then the warm-up batch.
+    from rewards.check.pipeline import warm_up
 
     warm_up()
-    warm_up_evaluators()
     for r in distinct_checks(warmup or []) or [{"completion": r"\boxed{x^2/2}",
                                                  "integrand": "x", "symbol": "x"}]:
         check(r)

@@ -310,4 +310,17 @@ def _agree(check: Check, result: CheckResult, alternatives: list[str], integrand
                          "chosen_reason": result.reason})
 
 
-__all__ = ["STAGES", "check_antiderivative"]
+def warm_up() -> None:
+    """Ready this process for checks: the LaTeX parser's prediction cache
+    (the first parse in a process takes ~200 ms, each new shape of answer
+    tens of ms), the compiled evaluators' namespaces (numpy's took 0.23 s in
+    a first breakpoint search) and one check. A worker initializer calls it."""
+    from .evidence.lambdify import warm_up as warm_up_evaluators
+    from .parse.latex.grammar import warm_up as warm_up_parser
+
+    warm_up_parser()
+    warm_up_evaluators()
+    check_antiderivative(r"\frac{x^{2}}{2}", "x", timeout_s=30)
+
+
+__all__ = ["STAGES", "check_antiderivative", "warm_up"]

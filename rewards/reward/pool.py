@@ -225,17 +225,10 @@ def _rss_mb() -> float:
 
 
 def _warmup() -> int:
-    # Import everything a check needs, fill the LaTeX parser's prediction
-    # cache (see warm_up: the first parse in a process takes ~200 ms, each
-    # new shape of answer tens of ms) and build the compiled evaluators'
-    # namespaces (numpy's took 0.23 s in a worker's first breakpoint search).
-    from ..check import check_antiderivative
-    from ..check.evidence.lambdify import warm_up as warm_up_evaluators
-    from ..check.parse.latex.grammar import warm_up
+    # Import everything a check needs and warm its caches (check.warm_up).
+    from ..check.pipeline import warm_up
 
     warm_up()
-    warm_up_evaluators()
-    check_antiderivative(r"\frac{x^{2}}{2}", "x", timeout_s=30)
     return os.getpid()
 
 

@@ -58,12 +58,16 @@ class Deadline:
             raise StepTimeout("deadline passed")
 
 
+def _on_main_thread() -> bool:
+    return threading.get_ident() == threading.main_thread().ident
+
+
 def _signals_usable() -> bool:
-    if threading.current_thread() is not threading.main_thread():
+    if not _on_main_thread():
         return False
     if not hasattr(signal, "setitimer"):
         return False
-    handler = signal.getsignal(signal.SIGALRM)
+    handler = _signal_handler(signal.SIGALRM)
     # Only take SIGALRM when nobody else does: a host program's own alarm
     # handler (a test runner's timeout, say) must keep working.
     return handler in (signal.SIG_DFL, signal.SIG_IGN, None, _raise_step_timeout)
@@ -118,8 +122,7 @@ def time_limit(seconds: float) -> Iterator[bool]:
     # Inside a limit of ours on the main thread, our handler and hook are in
     # place: only the timer changes (swapping the handler costs more than a
     # sample point's evaluation, and every point has its limit).
-    nested = (threading.get_ident() == threading.main_thread().ident
-              and _signal_handler(signal.SIGALRM) is _raise_step_timeout)
+    nested = _on_main_thread() and _signal_handler(signal.SIGALRM) is _raise_step_timeout
     if not nested and not _signals_usable():
         yield False
         return

@@ -3,6 +3,7 @@ trig and hyperbolic functions as logs, radicands split where the split
 holds for all real x, denested constant square roots."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from functools import reduce
 
@@ -57,24 +58,20 @@ def _split_radicand(u: sp.Expr, x: sp.Symbol, preferred: set[sp.Expr]
     Even powers are |f|**e (real f), non-negative, so they never count.
     """
     try:
-        num, den = sp.fraction(sp.cancel(u))
-        c_num, fl_num = sp.factor_list(sp.Poly(num, x, domain=QQ))
-        c_den, fl_den = sp.factor_list(sp.Poly(den, x, domain=QQ))
+        factored = _factored(u, x)
     except Exception:  # noqa: BLE001 - not a rational function over QQ: leave it
         return None
-    const = sp.Rational(c_num) / sp.Rational(c_den)
-    factors = []
-    for poly, e in [(f, m) for f, m in fl_num] + [(f, -m) for f, m in fl_den]:
-        f = poly.as_expr()
-        if sp.expand(-f) in preferred and f not in preferred:
-            f, const = sp.expand(-f), const * (-1) ** e
+    const, factors = factored[0], []
+    for f, e in factored[1]:
+        if _negated(f) in preferred and f not in preferred:
+            f, const = _negated(f), const * (-1) ** e
         factors.append((f, e))
     odd = [(f, e) for f, e in factors if e % 2]
     even = [(sp.Abs(f), e) for f, e in factors if e % 2 == 0]
     if const < 0:
         odd.append((sp.S.NegativeOne, 1))
     head = [(abs(const), 1)]
-    if _split_is_exact(odd, x):
+    if _split_is_exact(tuple(odd), x):
         return head + odd + even
     if even:
         # The odd part as one radicand: only positive factors are pulled out.
@@ -82,7 +79,26 @@ def _split_radicand(u: sp.Expr, x: sp.Symbol, preferred: set[sp.Expr]
     return None
 
 
-def _split_is_exact(odd: list[tuple[sp.Expr, int]], x: sp.Symbol) -> bool:
+# Cached: a group's derivatives and its integrand share their radicands (the
+# hard batch's 73 splits had 8 distinct ones), and factoring them over QQ was
+# most of a split. An exception (not over QQ, a time-out) is not cached.
+@functools.lru_cache(maxsize=1024)
+def _factored(u: sp.Expr, x: sp.Symbol) -> tuple[sp.Rational, tuple[tuple[sp.Expr, int], ...]]:
+    """u as (c, ((f_i, e_i), ...)) over QQ: e_i < 0 for the denominator's."""
+    num, den = sp.fraction(sp.cancel(u))
+    c_num, fl_num = sp.factor_list(sp.Poly(num, x, domain=QQ))
+    c_den, fl_den = sp.factor_list(sp.Poly(den, x, domain=QQ))
+    factors = [(f.as_expr(), m) for f, m in fl_num] + [(f.as_expr(), -m) for f, m in fl_den]
+    return sp.Rational(c_num) / sp.Rational(c_den), tuple(factors)
+
+
+@functools.lru_cache(maxsize=1024)
+def _negated(f: sp.Expr) -> sp.Expr:
+    return sp.expand(-f)
+
+
+@functools.lru_cache(maxsize=1024)
+def _split_is_exact(odd: tuple[tuple[sp.Expr, int], ...], x: sp.Symbol) -> bool:
     polys = [(sp.Poly(f, x, domain=QQ), e) for f, e in odd]
     product = reduce(lambda a, b: a * b, (p for p, _ in polys), sp.Poly(1, x, domain=QQ))
     points = _gap_points(product)

@@ -238,11 +238,10 @@ def _bisect(value: Callable[[Any], Any], lo: float, hi: float,
 
 def _candidates(answer: sp.Expr, integrand: sp.Expr, x: sp.Symbol,
                 fixed: dict[sp.Symbol, sp.Expr], deadline: Deadline) -> list[_Candidate]:
-    cache: dict = {}
     found: list[_Candidate] = []
     for g, kind in jump_arguments(answer):
         g = g.xreplace(fixed) if fixed else g
-        for lo, hi in breakpoints([], x, deadline, arguments=[(g, kind)], cache=cache):
+        for lo, hi in breakpoints([], x, deadline, arguments=[(g, kind)]):
             found.append(_Candidate(lo, hi, _expr_value(x, g)))
     found.extend(_cut_crossings(answer, x, fixed, deadline))
     if not found:

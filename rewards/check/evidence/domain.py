@@ -442,12 +442,11 @@ def analyze(answer: sp.Expr, integrand: sp.Expr, symbol: str,
               if s.name == symbol), sp.Symbol(symbol))
     fixed = {s: sp.Rational(str(parameters[s.name]))
              for s in (answer.free_symbols | integrand.free_symbols) if s.name in parameters}
-    roots: dict = {}
     if spread_only:
         all_breaks = splits = Breakpoints()
     else:
-        all_breaks = breakpoints([answer, integrand], x, deadline, fixed, cache=roots)
-        splits = breakpoints([integrand], x, deadline, fixed, domain_only=True, cache=roots)
+        all_breaks = breakpoints([answer, integrand], x, deadline, fixed)
+        splits = breakpoints([integrand], x, deadline, fixed, domain_only=True)
     points = _sample(answer, integrand, x, rng, all_breaks)
     if fill:
         points = list(dict.fromkeys([*points, *_fill_points(rng, all_breaks, fill)]))

@@ -28,6 +28,8 @@ import functools
 import hashlib
 import math
 import random
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -391,7 +393,7 @@ def _roots_of(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
 
 def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
                 substitutions: dict[sp.Symbol, sp.Expr] | None = None, *,
-                domain_only: bool = False, cache: dict[sp.Expr, list[Root]] | None = None,
+                domain_only: bool = False,
                 arguments: Iterable[tuple[sp.Expr, str]] | None = None) -> Breakpoints:
     """Disjoint, sorted isolating intervals of the real breakpoints of ``exprs``
     within :data:`SPAN` of the origin (at most :attr:`~rewards.check.limits.Caps.breakpoints`, the
@@ -399,11 +401,9 @@ def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
 
     With ``domain_only``, only the breakpoints that end a piece of the real
     domain: poles, and boundaries where the sign really changes (the zero of
-    ``|x|`` under a square root is not one). ``cache`` keeps the roots of each
-    argument across calls of one check. ``arguments`` (``(g, kind)`` pairs)
+    ``|x|`` under a square root is not one). ``arguments`` (``(g, kind)`` pairs)
     replaces the breakpoint arguments of ``exprs`` when given."""
     substitutions = substitutions or {}
-    cache = {} if cache is None else cache
     seen: set[tuple[sp.Expr, str]] = set()
     intervals: list[tuple[Fraction, Fraction]] = []
     if arguments is None:
@@ -416,15 +416,36 @@ def breakpoints(exprs: Sequence[sp.Expr], x: sp.Symbol, deadline: Deadline,
             continue
         seen.add((g, kind))
         deadline.check()
-        if g not in cache:
-            roots = [r for r in _roots_of(g, x, deadline) if -SPAN <= r[0] and r[1] <= SPAN]
-            if _periodic(g, x):
-                # A few periods around the origin stand for all of them.
-                roots = sorted(roots, key=lambda r: abs(r[0] + r[1]))[:CAPS.periodic_roots]
-            cache[g] = roots
-        intervals.extend((lo, hi) for lo, hi, odd in cache[g]
+        intervals.extend((lo, hi) for lo, hi, odd in _roots_near_origin(g, x, deadline)
                          if not domain_only or kind == POLE or odd)
     return _merge(intervals)
+
+
+# The roots near the origin of each breakpoint argument, kept across checks:
+# a GRPO group's answers and its integrand share their arguments (the hard
+# batch searched 139, 60 distinct), and the search is a function of the
+# argument alone. A search the deadline cuts short raises and keeps nothing.
+_ROOTS: OrderedDict[tuple[sp.Expr, sp.Symbol], list[Root]] = OrderedDict()
+_ROOTS_KEPT = 1024
+_ROOTS_LOCK = threading.Lock()
+
+
+def _roots_near_origin(g: sp.Expr, x: sp.Symbol, deadline: Deadline) -> list[Root]:
+    key = (g, x)
+    with _ROOTS_LOCK:
+        roots = _ROOTS.get(key)
+        if roots is not None:
+            _ROOTS.move_to_end(key)
+            return roots
+    roots = [r for r in _roots_of(g, x, deadline) if -SPAN <= r[0] and r[1] <= SPAN]
+    if _periodic(g, x):
+        # A few periods around the origin stand for all of them.
+        roots = sorted(roots, key=lambda r: abs(r[0] + r[1]))[:CAPS.periodic_roots]
+    with _ROOTS_LOCK:
+        _ROOTS[key] = roots
+        if len(_ROOTS) > _ROOTS_KEPT:
+            _ROOTS.popitem(last=False)
+    return roots
 
 
 def _periodic(g: sp.Expr, x: sp.Symbol) -> bool:

@@ -15,6 +15,7 @@ import pytest
 import sympy as sp
 
 from rewards import check_antiderivative
+from rewards.check.evidence import points as points_module
 from rewards.check.evidence.lambdify import compile_expr
 from rewards.check.evidence.numeric import NumericComparer
 from rewards.check.evidence.points import (
@@ -23,6 +24,7 @@ from rewards.check.evidence.points import (
     feature_points,
     natural_scale,
 )
+from rewards.check.limits import CAPS
 from rewards.check.timebox import Deadline
 from tests.cases import sampling
 from tests.support import case_id, check_case
@@ -90,6 +92,30 @@ def test_bounded_exponents_switch_nothing_on():
 def test_natural_scale_of_steep_exponentials():
     assert natural_scale([sp.exp(sp.exp(2016 * x))], x) == pytest.approx(1 / 2016)
     assert natural_scale([sp.exp(x) + sp.sin(3 * x)], x) is None
+
+
+a_ = sp.Symbol("a")
+
+
+@pytest.mark.parametrize("arg", [
+    2016 * x, 3 * x + 2, -x / 7 + sp.sqrt(2), 2 * x + sp.sqrt(2) * x, a_ * x ** 2 - 5 * x,
+    x ** 3 - x ** 3 / 2 + 4, sp.pi * x ** 2 + sp.I * x, x ** 40 + 1, x ** 70 + 1, sp.Integer(5),
+])
+def test_monomial_terms_are_the_polynomial_terms(arg):
+    # The shortcut natural_scale takes instead of sp.Poly must read the
+    # same (degree, coefficient) pairs, or refuse where Poly would.
+    poly = points_module.small_polynomial(arg, x, CAPS.exact_root_degree)
+    terms = points_module._monomial_terms(arg, x)
+    if poly is None:
+        assert terms is None
+    else:
+        assert [(k, sp.simplify(c)) for k, c in terms] == \
+            [(k, sp.simplify(c)) for (k,), c in poly.terms()]
+
+
+@pytest.mark.parametrize("arg", [(3 * x + 2) ** 4, x * (x + 1), sp.sqrt(x) + 1, x * sp.exp(x)])
+def test_other_shapes_go_to_the_polynomial(arg):
+    assert points_module._monomial_terms(arg, x) is None
 
 
 def test_a_point_without_information_decides_nothing():

@@ -227,11 +227,14 @@ def _argument_length(arg: sp.Expr, x: sp.Symbol) -> float | None:
     building the polynomial is most of :func:`natural_scale`'s time."""
     # |u| changes as fast as u: e^{2016 |x|} has the scale of e^{2016 x}.
     plain = arg.replace(sp.Abs, lambda u: u) if arg.has(sp.Abs) else arg
-    poly = small_polynomial(plain, x, CAPS.exact_root_degree)
-    if poly is None:
-        return None
+    terms = _monomial_terms(plain, x)
+    if terms is None:
+        poly = small_polynomial(plain, x, CAPS.exact_root_degree)
+        if poly is None:
+            return None
+        terms = [(k, c) for (k,), c in poly.terms()]
     best = None
-    for (k,), c in poly.terms():
+    for k, c in terms:
         if k < 1 or not c.is_number:
             continue
         try:
@@ -242,6 +245,29 @@ def _argument_length(arg: sp.Expr, x: sp.Symbol) -> float | None:
             length = size ** (-1.0 / k)
             best = length if best is None else min(best, length)
     return best
+
+
+def _monomial_terms(arg: sp.Expr, x: sp.Symbol) -> list[tuple[int, sp.Expr]] | None:
+    """``arg``'s (degree, coefficient) pairs as ``sp.Poly(arg, x).terms()``
+    has them, read off a sum of terms ``c x^k`` without building the
+    polynomial (most arguments are ``a x + b``); ``None`` for any other
+    shape, or a degree :func:`small_polynomial` would refuse."""
+    by_degree: dict[int, list[sp.Expr]] = {}
+    for term in sp.Add.make_args(arg):
+        c, m = term.as_independent(x, as_Add=False)
+        if m is sp.S.One:
+            k = 0
+        elif m == x:
+            k = 1
+        elif m.is_Pow and m.base == x and m.exp.is_Integer and m.exp > 0:
+            k = int(m.exp)
+        else:
+            return None
+        if k > CAPS.exact_root_degree:
+            return None
+        by_degree.setdefault(k, []).append(c)
+    terms = [(k, sp.Add(*cs)) for k, cs in by_degree.items()]
+    return [(k, c) for k, c in sorted(terms, reverse=True) if c != 0]
 
 
 def scaled_real_points(rng: random.Random, scale: float, n: int = 8) -> list[Point]:

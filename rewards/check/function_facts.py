@@ -434,6 +434,7 @@ def may_branch(expr: sp.Basic) -> bool:
     return _branching(expr)[0]
 
 
+@functools.lru_cache(maxsize=8192)
 def _branching(expr: sp.Basic) -> tuple[bool, bool]:
     """(may_branch, has a free symbol), in one walk: the free symbols of a
     sum, product, power or single-valued function are its arguments' (none

@@ -51,10 +51,12 @@ def sampling_mode(*exprs: sp.Expr) -> str:
     return "real" if any(_non_analytic(e) for e in exprs) else "complex"
 
 
-@functools.lru_cache(maxsize=1024)
-def _non_analytic(expr: sp.Expr) -> bool:
-    # Asked of F' and f at each turn of the screen; f is a group's.
-    return expr.has(*NON_ANALYTIC)
+@functools.lru_cache(maxsize=8192)
+def _non_analytic(expr: sp.Basic) -> bool:
+    # ``expr.has(*NON_ANALYTIC)``, cached per node: asked of F' and f at each
+    # turn of the screen, and a group's answers share f and the derivatives
+    # of their common terms.
+    return isinstance(expr, NON_ANALYTIC) or any(_non_analytic(a) for a in expr.args)
 
 
 @functools.lru_cache(maxsize=256)

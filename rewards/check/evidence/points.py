@@ -202,21 +202,29 @@ def natural_scale(exprs: Sequence[sp.Expr], x: sp.Symbol) -> float | None:
     return best if best is not None and best < SMALL_SCALE else None
 
 
-@functools.lru_cache(maxsize=1024)
-def _expression_length(expr: sp.Expr, x: sp.Symbol) -> float | None:
+@functools.lru_cache(maxsize=8192)
+def _expression_length(expr: sp.Basic, x: sp.Symbol) -> float | None:
     """The smallest :func:`_argument_length` over the function and power
-    arguments in ``expr``; each distinct subtree visited once (F' repeats
-    its inner functions), and an integrand's once per group."""
+    arguments in ``expr``. Cached per node: F' repeats its inner functions,
+    and a group's answers share f and their terms' derivatives."""
     best = None
-    for node in distinct_nodes(expr):
-        if not isinstance(node, (sp.Function, sp.Pow)):
-            continue
-        for arg in node.args:
-            if isinstance(arg, sp.Expr) and arg.has(x):
-                length = _argument_length(arg, x)
-                if length is not None:
-                    best = length if best is None else min(best, length)
+    if isinstance(expr, (sp.Function, sp.Pow)):
+        for arg in expr.args:
+            if isinstance(arg, sp.Expr) and _has_symbol(arg, x):
+                best = _shorter(best, _argument_length(arg, x))
+    for arg in expr.args:
+        best = _shorter(best, _expression_length(arg, x))
     return best
+
+
+def _shorter(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+@functools.lru_cache(maxsize=8192)
+def _has_symbol(expr: sp.Basic, x: sp.Symbol) -> bool:
+    # ``expr.has(x)``, cached per node (see _expression_length).
+    return expr == x or any(_has_symbol(a, x) for a in expr.args)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -41,7 +41,6 @@ import sympy as sp
 from ..function_facts import CIRCULAR, KINK, POLE, breakpoint_arguments
 from ..limits import CAPS
 from ..timebox import Deadline
-from ..walk import distinct_nodes
 from .lambdify import compile_expr
 
 Point = tuple[str, str]

@@ -25,6 +25,7 @@ from ..limits import CAPS
 from ..result import show
 from ..timebox import Deadline, within
 from ..walk import distinct_nodes
+from .balls import ball_function, evaluate
 from .first_look import suspects
 from .lambdify import compile_expr
 from .points import Point, log_size
@@ -35,6 +36,9 @@ LEVELS = (30, 60, 120)
 # Digits a computation may lose to rounding and still count as "agrees" at
 # that precision: at 30 digits a residual below 1e-20 is round-off.
 GUARD_DIGITS = 10
+# A ball's value is used when it is known to within what GUARD_DIGITS allows
+# round-off to take (:func:`.balls.evaluate`): mpmath's value lost as much there.
+_LOST_BITS = int(GUARD_DIGITS * math.log2(10))
 # A residual that shrinks by fewer than this many orders of magnitude when
 # the precision rises is a real difference, not round-off.
 STABLE_ORDERS = 3
@@ -77,11 +81,19 @@ class _Compiled:
         # cannot compile at all.
         self.f_derivative = _compile(derivative, tuple(args))
         self.f_integrand = _compile(integrand, tuple(args))
+        # The same compiled code on FLINT's balls, where both can run there.
+        on_balls = [ball_function(self.f_derivative), ball_function(self.f_integrand)]
+        self.balls = on_balls if all(on_balls) else None
         self.param_values = list(param_values)
         self.derivative, self.integrand, self.args = derivative, integrand, tuple(args)
 
     def at(self, point: Any, params: list[Any]) -> tuple[Any, Any] | None:
-        """(F', f) at one point; ``None`` at a pole or outside a domain."""
+        """(F', f) at one point; ``None`` at a pole or outside a domain.
+        Balls first (:mod:`.balls`); mpmath where a ball is not tight."""
+        if self.balls is not None:
+            values = evaluate(self.balls, point, params, lost_bits=_LOST_BITS)
+            if values is not None:
+                return values[0], values[1]
         try:
             return (mp.mpmathify(self.f_derivative(point, *params)),
                     mp.mpmathify(self.f_integrand(point, *params)))

@@ -30,6 +30,7 @@ def _both(expr, point, params=(), dps=30, args=(x,)):
         except ZeroDivisionError:
             expected = None
         got = balls.evaluate([on_balls], point, params, lost_bits=LOST_BITS)
+        got = None if got is None else [balls.to_mpmath(v) for v in got]
         return expected, got
 
 

@@ -87,9 +87,9 @@ def ball_function(compiled: Callable[..., Any]) -> Callable[..., Any] | None:
 def evaluate(functions: Sequence[Callable[..., Any]], point: Any,
              params: Sequence[Any], *, lost_bits: int) -> list[Any] | None:
     """Each of ``functions`` (from :func:`ball_function`) at ``point`` with
-    ``params`` (mpmath numbers), at mpmath's working precision, as mpmath
-    numbers; ``None`` unless every value is a finite ball that lost at most
-    ``lost_bits`` of that precision."""
+    ``params`` (mpmath numbers), at mpmath's working precision, as balls;
+    ``None`` unless every value is a finite ball that lost at most
+    ``lost_bits`` of that precision (:func:`to_mpmath` reads one)."""
     prec = mp.mp.prec
     try:
         ctx.prec = prec
@@ -101,10 +101,19 @@ def evaluate(functions: Sequence[Callable[..., Any]], point: Any,
             value = _ball(fn(*args))
             if not value.is_finite() or value.rel_accuracy_bits() < prec - lost_bits:
                 return None
-            out.append(_to_mpmath(value))
+            out.append(value)
         return out
     except Exception:  # noqa: BLE001 - a domain error, an unmapped call form: mpmath decides
         return None
+
+
+def to_mpmath(value: Any) -> Any:
+    """The midpoint of a ball: an mpf when its imaginary part is exactly 0
+    (as mpmath returns a real result for a real one), else an mpc."""
+    real = _mpf(value.real.mid())
+    if value.imag.is_exact() and value.imag.is_zero():
+        return real
+    return mp.mpc(real, _mpf(value.imag.mid()))
 
 
 def _exact(value: Any) -> Any:
@@ -123,18 +132,9 @@ def _arb(value: Any) -> Any:
     return arb((-int(man) if sign else int(man), int(exp)))
 
 
-def _to_mpmath(value: Any) -> Any:
-    """The midpoint of a ball: an mpf when its imaginary part is exactly 0
-    (as mpmath returns a real result for a real one), else an mpc."""
-    real = _mpf(value.real.mid())
-    if value.imag.is_exact() and value.imag.is_zero():
-        return real
-    return mp.mpc(real, _mpf(value.imag.mid()))
-
-
 def _mpf(value: Any) -> Any:
     man, exp = value.man_exp()
     return mp.mpf((int(man), int(exp)))
 
 
-__all__ = ["ball_function", "evaluate"]
+__all__ = ["ball_function", "evaluate", "to_mpmath"]

@@ -74,9 +74,32 @@ def _double_function(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> Any:
     if len({a.name for a in args}) != len(args):
         return None  # SymEngine's symbols are names: two of one name would merge
     try:
-        return se.Lambdify([se.Symbol(a.name) for a in args], [se.sympify(expr)], real=False)
+        return se.Lambdify([se.Symbol(a.name) for a in args], [_symengine_form(expr)],
+                           real=False)
     except Exception:  # noqa: BLE001 - anything SymEngine cannot hold gets no first look
         return None
+
+
+def _symengine_form(expr: sp.Expr) -> Any:
+    """``se.sympify(expr)``, a sum term by term and a term's number apart:
+    a group's answers share the derivatives of their terms (2F, -F, F + x),
+    and the conversion of each is kept (SymEngine's sum and product of the
+    parts are the same canonical objects as the whole's)."""
+    if not expr.is_Add:
+        return _symengine_term(expr)
+    return se.Add(*[_symengine_term(term) for term in expr.args])
+
+
+def _symengine_term(term: sp.Expr) -> Any:
+    coefficient, rest = term.as_coeff_Mul()
+    if coefficient is sp.S.One:
+        return _symengine_part(rest)
+    return se.Mul(_symengine_part(coefficient), _symengine_part(rest))
+
+
+@functools.lru_cache(maxsize=4096)
+def _symengine_part(expr: sp.Expr) -> Any:
+    return se.sympify(expr)
 
 
 def _values(derivative: sp.Expr, integrand: sp.Expr, args: Sequence[sp.Symbol],

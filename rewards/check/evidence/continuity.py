@@ -422,6 +422,10 @@ def _sizes(F: RealEvaluator, f: RealEvaluator, c: Any, d: Any, symbol: str,
     return abs(F_sides[1] - F_sides[0]), size, bound, sides
 
 
+# The nodes a step of F leaves in F' (see drop_steps).
+STEP_NODES = (sp.DiracDelta, sp.Derivative, sp.Piecewise, sp.Subs)
+
+
 def drop_steps(derivative: sp.Expr) -> tuple[sp.Expr, bool]:
     """F' without the terms a step of F leaves (DiracDelta from sign and
     Heaviside, the derivative of floor or ceiling, a Piecewise whose every
@@ -430,7 +434,7 @@ def drop_steps(derivative: sp.Expr) -> tuple[sp.Expr, bool]:
     integrand's domain (``piecewise_gap``), so its zero derivative is zero
     wherever F is defined."""
     # One walk for the four kinds: most derivatives have none of them.
-    found = derivative.atoms(sp.DiracDelta, sp.Derivative, sp.Piecewise, sp.Subs)
+    found = derivative.atoms(*STEP_NODES)
     if not found:
         return derivative, False
     steps = {d for d in found if isinstance(d, sp.DiracDelta)} | {
@@ -446,4 +450,4 @@ def drop_steps(derivative: sp.Expr) -> tuple[sp.Expr, bool]:
     return derivative.xreplace({s: sp.S.Zero for s in steps}), True
 
 
-__all__ = ["Jump", "can_jump", "drop_steps", "find_jump", "jump_arguments"]
+__all__ = ["STEP_NODES", "Jump", "can_jump", "drop_steps", "find_jump", "jump_arguments"]

@@ -9,7 +9,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..context import Check
-from ..evidence.continuity import drop_steps
+from ..evidence.continuity import STEP_NODES, drop_steps
 from ..result import Shown, Verdict
 from .symengine_diff import symengine_derivative
 
@@ -26,7 +26,10 @@ def derivative_stage(check: Check, answer: sp.Expr, x: sp.Symbol,
         # frac(u) = u - floor(u): its derivative is u' off the steps.
         answer = answer.replace(sp.frac, lambda u: u - sp.floor(u))
     fallbacks = [0]
-    derivative, stepped = drop_steps(differentiate(answer, x, fallbacks))
+    derivative, steps = _differentiate(answer, x, fallbacks)
+    stepped = False
+    if steps:
+        derivative, stepped = drop_steps(derivative)
     # The terms a step leaves (DiracDelta, floor') are zero off the steps;
     # whether F jumps there is the continuity check's, before any accept.
     check.record("differentiate", "ok", start, out=Shown(derivative),
@@ -60,22 +63,33 @@ def differentiate(answer: sp.Expr, x: sp.Symbol, fallbacks: list[int] | None = N
     (:func:`~.symengine_diff.symengine_derivative`), else by SymPy; the terms
     SymPy had to take are counted into ``fallbacks[0]`` when given.
     """
+    return _differentiate(answer, x, fallbacks)[0]
+
+
+def _differentiate(answer: sp.Expr, x: sp.Symbol, fallbacks: list[int] | None
+                   ) -> tuple[sp.Expr, bool]:
+    """(F', whether a term's derivative holds a node a step leaves)."""
     terms = []
+    steps = False
     for term in sp.Add.make_args(answer):
         coefficient, rest = term.as_coeff_Mul()
         if not rest.has(x):
             continue
-        derivative, by_symengine = _term_derivative(rest, x)
+        derivative, by_symengine, stepped = _term_derivative(rest, x)
         if fallbacks is not None and not by_symengine:
             fallbacks[0] += 1
+        steps = steps or stepped
         terms.append(coefficient * derivative)
-    return sp.Add(*terms)
+    return sp.Add(*terms), steps
 
 
-# Terms, not whole answers: an answer seen twice is the memo's business.
+# Terms, not whole answers: an answer seen twice is the memo's business. Also
+# whether the term's derivative holds a node a step leaves (drop_steps walks
+# F' only then: the sum of the terms' derivatives holds none of theirs).
 @functools.lru_cache(maxsize=4096)
-def _term_derivative(term: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, bool]:
+def _term_derivative(term: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, bool, bool]:
     derivative = symengine_derivative(term, x)
-    if derivative is not None:
-        return derivative, True
-    return sp.diff(term, x), False
+    by_symengine = derivative is not None
+    if not by_symengine:
+        derivative = sp.diff(term, x)
+    return derivative, by_symengine, bool(derivative.atoms(*STEP_NODES))

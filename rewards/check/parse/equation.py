@@ -39,6 +39,8 @@ def equation_rhs(text: str, symbol: str | None = None) -> str:
     >>> equation_rhs("F(t) = t**2/2", symbol="x")
     'F(t) = t**2/2'
     """
+    if "=" not in text:
+        return text.strip()  # what the pass below returns without an ``=``
     depth, last_eq, first_eq = 0, -1, -1
     i = 0
     search = _SPECIALS.search

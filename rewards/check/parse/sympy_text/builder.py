@@ -94,8 +94,6 @@ class _Builder:
         self.limits = limits
         self.answer = answer
         self.notes = notes
-        # Per node built: (free symbol, oo/zoo/nan), for _check_nonfinite_mix.
-        self._flags: dict[sympy.Expr, tuple[bool, bool]] = {}
         # The nodes _check_built passed in this parse, and _mag's estimates.
         self._checked: set[sympy.Basic] = set()
         self._mags: dict[sympy.Expr, float] = {}
@@ -413,13 +411,13 @@ class _Builder:
         return self._post(value, deep=False)
 
     def add(self, terms: list[sympy.Expr]) -> sympy.Expr:
-        _check_nonfinite_mix(terms, self._flags)
+        _check_nonfinite_mix(terms)
         if sum(_mag(t, self._mags) for t in terms) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "sum would produce too large numbers")
         return self._post(sympy.Add(*terms), deep=False)
 
     def mul(self, factors: list[sympy.Expr]) -> sympy.Expr:
-        _check_nonfinite_mix(factors, self._flags)
+        _check_nonfinite_mix(factors)
         if sum(_mag(f, self._mags) for f in factors) > 2 * self.limits.number_digits:
             raise ParseFailure("number_too_large", "product would produce too large numbers")
         if sum(_radical_digits_in_product(f) for f in factors) > ANSWER.radicand_digits:
@@ -428,7 +426,7 @@ class _Builder:
 
     def pow(self, base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
         # All checks happen BEFORE sympy.Pow, which evaluates eagerly.
-        _check_nonfinite_mix([base, exponent], self._flags)
+        _check_nonfinite_mix([base, exponent])
         if not exponent.is_Rational:
             _check_exponent_atoms(exponent, self.bounds)
         if exponent.is_Rational:

@@ -2,6 +2,7 @@
 of exponents and radicands, functions of constants (each limit says why)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy
@@ -184,36 +185,28 @@ def _check_built(expr: sympy.Expr, deep: bool,
 _NON_FINITE = (sympy.oo, sympy.S.NegativeInfinity, sympy.zoo, sympy.nan)
 
 
-def _check_nonfinite_mix(operands: list[sympy.Expr],
-                         memo: dict[sympy.Expr, tuple[bool, bool]] | None = None) -> None:
+def _check_nonfinite_mix(operands: list[sympy.Expr]) -> None:
     """oo/zoo/nan next to a symbolic operand (``x + oo``, ``oo*f(x)``,
     ``(x**50)**oo``) makes SymPy ask for the sign, realness or finiteness of
     the symbolic part, which can expand powers for seconds. The checker would
-    call any such answer non-finite anyway, so refuse it here.
-
-    ``memo``: one parse's flags by node (:func:`_flags`), so that building a
-    tree bottom-up walks each node once, not once per operation above it."""
+    call any such answer non-finite anyway, so refuse it here."""
     if len(operands) < 2:
         return
-    flags = [_flags(o, memo) if memo is not None else
-             (bool(o.free_symbols), o.has(*_NON_FINITE)) for o in operands]
-    if any(free for free, _ in flags) and any(nonfinite for _, nonfinite in flags):
+    flags = [_flags(o) for o in operands]
+    if any(nonfinite for _, nonfinite in flags) and any(free for free, _ in flags):
         raise ParseFailure("non_finite", "oo, zoo or nan combined with the variable")
 
 
-def _flags(expr: sympy.Expr, memo: dict[sympy.Expr, tuple[bool, bool]]) -> tuple[bool, bool]:
+@functools.lru_cache(maxsize=16384)
+def _flags(expr: sympy.Expr) -> tuple[bool, bool]:
     """(has a free symbol, holds oo/zoo/nan) of ``expr``; for a sum, product,
-    power or function, from its arguments' (none of them binds a variable)."""
-    known = memo.get(expr)
-    if known is not None:
-        return known
+    power or function, from its arguments' (none of them binds a variable).
+    Cached per node: building a tree bottom-up asks each node once per
+    operation above it, and a group's answers share their subtrees."""
     if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function)):
-        parts = [_flags(a, memo) for a in expr.args]
-        known = (any(free for free, _ in parts), any(nonfinite for _, nonfinite in parts))
-    else:
-        known = (bool(expr.free_symbols), expr.has(*_NON_FINITE))
-    memo[expr] = known
-    return known
+        parts = [_flags(a) for a in expr.args]
+        return any(free for free, _ in parts), any(nonfinite for _, nonfinite in parts)
+    return bool(expr.free_symbols), expr.has(*_NON_FINITE)
 
 
 def _bound_numeric_arg(a: sympy.Expr, limit: int, what: str) -> None:

@@ -616,6 +616,27 @@ def test_answers_keep_the_constant_exponent_bound(text):
     assert info.value.reason in ("number_too_large", "exponent_too_large")
 
 
+@pytest.mark.parametrize("text", EXPANDED_INTEGRANDS[:4])
+def test_a_node_passed_as_an_integrand_is_tested_again_in_an_answer(text):
+    # The nodes that passed the guards are kept across parses, per set of
+    # bounds: the integrand's looser bound must not let an answer through.
+    from rewards.check.parse.read import parse_integrand
+    parse_integrand(text, "sympy", "x")
+    with pytest.raises(ParseFailure):
+        parse_sympy_text(text, "x")
+
+
+@pytest.mark.parametrize("text", ["10**600*10**600*x", "(10**600*x + 1)*10**500", "exp(1370)*x",
+                                  "(x + 10**700)*(x + 10**700)*(x + 10**700)"])
+def test_a_node_refused_once_is_refused_again(text):
+    reasons = set()
+    for _ in range(2):
+        with pytest.raises(ParseFailure) as info:
+            parse_sympy_text(text, "x")
+        reasons.add(info.value.reason)
+    assert len(reasons) == 1
+
+
 @pytest.mark.parametrize("text", ["exp(1370*log(2))*x",
                                   # past the integrand's coefficient bound (rewards/check/limits.py)
                                   f"exp({10 * INTEGRAND.exponent_coefficient})*x",

@@ -26,6 +26,7 @@ from .guards import (
     _mag,
     _radical_digits_in_product,
     _radicand_digits,
+    passed_nodes,
 )
 from .text import _FLOAT_LITERAL_RE
 
@@ -94,8 +95,9 @@ class _Builder:
         self.limits = limits
         self.answer = answer
         self.notes = notes
-        # The nodes _check_built passed in this parse, and _mag's estimates.
-        self._checked: set[sympy.Basic] = set()
+        # The nodes known to pass _check_built under these bounds (kept across
+        # parses), and this parse's _mag estimates.
+        self._checked = passed_nodes(self.bounds)
         self._mags: dict[sympy.Expr, float] = {}
 
     def _post(self, expr: sympy.Expr, deep: bool) -> sympy.Expr:

@@ -100,6 +100,10 @@ class _Bounds:
         self.integrand = integrand
         self.limits = limits
 
+    def key(self) -> tuple:
+        """What the tests of :func:`_check_built` depend on."""
+        return (self.var, self.max_exponent, self.max_coefficient, self.integrand, self.limits)
+
     def constant_exponent_limit(self, e: sympy.Expr) -> int:
         """Largest number inside the constant exponent ``e`` of ``exp``.
 
@@ -146,9 +150,10 @@ def _check_built(expr: sympy.Expr, deep: bool,
     results can be arbitrary expansions and are walked fully (their size is
     already bounded by the argument guards).
 
-    ``checked``: the nodes one parse (one ``bounds``) has passed so far. The
-    test of a node depends on the node alone, so a node met again (each
-    level above a node looks two levels down) is not tested again.
+    ``checked``: nodes known to pass under these ``bounds``
+    (:func:`passed_nodes`). The test of a node depends on the node and the
+    bounds alone, so a node met again (each level above a node looks two
+    levels down, and a group's answers share subtrees) is not tested again.
     """
     if deep:
         nodes = sympy.preorder_traversal(expr)
@@ -158,28 +163,49 @@ def _check_built(expr: sympy.Expr, deep: bool,
             nodes.append(a)
             nodes.extend(a.args)
     for n in nodes:
+        if checked is not None and n in checked:
+            continue
+        _check_node(n, bounds)
         if checked is not None:
-            if n in checked:
-                continue
-            checked.add(n)
-        if n.is_Rational:
-            digits = bounds.limits.number_digits
-            if _int_digits(n.p) > digits or _int_digits(n.q) > digits:
-                raise ParseFailure("number_too_large",
-                                   f"numbers are limited to about {digits} digits")
-        elif n.is_Pow:
-            e = n.exp
-            if e.is_Rational:
-                limit = (bounds.power_limit(n.base) if n.base.free_symbols
-                         else bounds.limits.constant_exponent)
-                if abs(e) > limit:
-                    raise ParseFailure("exponent_too_large",
-                                       f"exponent {e} too large here (at most {limit})")
-                if _is_numeric_radical(n) and _rat_digits(n.base) > ANSWER.radicand_digits:
-                    raise ParseFailure("number_too_large", "radicand too large")
-        elif isinstance(n, sympy.exp):
-            _check_exponent_atoms(n.args[0], bounds)
+            checked.add(n)  # only once passed: the set outlives a failed parse
     return expr
+
+
+def _check_node(n: sympy.Basic, bounds: _Bounds) -> None:
+    """The tests of one node (see _check_built); raises ParseFailure."""
+    if n.is_Rational:
+        digits = bounds.limits.number_digits
+        if _int_digits(n.p) > digits or _int_digits(n.q) > digits:
+            raise ParseFailure("number_too_large",
+                               f"numbers are limited to about {digits} digits")
+    elif n.is_Pow:
+        e = n.exp
+        if e.is_Rational:
+            limit = (bounds.power_limit(n.base) if n.base.free_symbols
+                     else bounds.limits.constant_exponent)
+            if abs(e) > limit:
+                raise ParseFailure("exponent_too_large",
+                                   f"exponent {e} too large here (at most {limit})")
+            if _is_numeric_radical(n) and _rat_digits(n.base) > ANSWER.radicand_digits:
+                raise ParseFailure("number_too_large", "radicand too large")
+    elif isinstance(n, sympy.exp):
+        _check_exponent_atoms(n.args[0], bounds)
+
+
+# The nodes that passed _check_built, per set of bounds, kept across parses: a
+# group's answers share their subtrees (SymPy's cache hands back the same
+# nodes). Cleared whole past this many nodes.
+_PASSED: dict[tuple, set[sympy.Basic]] = {}
+_PASSED_KEPT = 20_000
+
+
+def passed_nodes(bounds: _Bounds) -> set[sympy.Basic]:
+    """The nodes known to pass :func:`_check_built` under ``bounds``."""
+    key = bounds.key()
+    nodes = _PASSED.get(key)
+    if nodes is None or len(nodes) > _PASSED_KEPT:
+        nodes = _PASSED[key] = set()
+    return nodes
 
 
 _NON_FINITE = (sympy.oo, sympy.S.NegativeInfinity, sympy.zoo, sympy.nan)

@@ -54,22 +54,31 @@ NEAR = 3.0
 MIN_NEAR = 2
 
 
-def _convertible(expr: sp.Expr) -> bool:
-    # SymEngine evaluates an integer power of a number exactly as it builds it
-    # (in C, where no deadline reaches): 3**(10**8) would stall the worker.
+def _symbols_if_convertible(expr: sp.Expr) -> set[sp.Symbol] | None:
+    """The symbol nodes of ``expr``, or ``None`` when SymEngine must not
+    hold it: a Dummy, or an integer power of a number SymEngine would
+    evaluate exactly as it builds it (in C, where no deadline reaches:
+    3**(10**8) would stall the worker). One walk for both."""
+    symbols = set()
     for node in distinct_nodes(expr):
-        if isinstance(node, sp.Dummy):
-            return False
-        if node.is_Pow and node.base.is_number and node.exp.is_number:
+        if node.is_Symbol:
+            if isinstance(node, sp.Dummy):
+                return None
+            symbols.add(node)
+        elif node.is_Pow and node.base.is_number and node.exp.is_number:
             if not node.exp.is_Rational or abs(node.exp) > CAPS.first_look_exponent:
-                return False
-    return True
+                return None
+    return symbols
 
 
 @functools.lru_cache(maxsize=512)
 def _double_function(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> Any:
     """SymEngine's complex-double function of ``expr``, or None."""
-    if se is None or not expr.free_symbols <= set(args) or not _convertible(expr):
+    if se is None:
+        return None
+    symbols = _symbols_if_convertible(expr)
+    # Every symbol an argument; else the free ones (a bound one needs none).
+    if symbols is None or not (symbols <= set(args) or expr.free_symbols <= set(args)):
         return None
     if len({a.name for a in args}) != len(args):
         return None  # SymEngine's symbols are names: two of one name would merge

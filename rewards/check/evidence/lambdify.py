@@ -150,6 +150,12 @@ def _unchanged(expr: Any) -> Any:
     return expr
 
 
+def _printed_name(symbol: sp.Symbol) -> str:
+    # str() of a plain Symbol is its name; going through the printer for it
+    # was a hundredth of a check (a Dummy prints differently: str() then).
+    return symbol.name if type(symbol) is sp.Symbol else str(symbol)
+
+
 _LAMBDIFY_ONLY = (sp.Subs, sp.Derivative, sp.Integral, UnevaluatedExpr, AppliedUndef)
 _NAMESPACES: dict[Any, dict[str, Any]] = {}
 
@@ -168,7 +174,8 @@ def _lambdify(args: list[sp.Symbol], expr: Any, modules: str | list[str], printe
     fresh = printer(dict(_SETTINGS))
     if (survey is None or not survey.plain or not isinstance(expr, sp.Basic)
             or not survey.symbols <= set(args)
-            or not all(a.is_Symbol and _EvaluatorPrinter._is_safe_ident(str(a)) for a in args)):
+            or not all(a.is_Symbol and _EvaluatorPrinter._is_safe_ident(_printed_name(a))
+                       for a in args)):
         return sp.lambdify(args, expr, modules, printer=fresh, docstring_limit=0)
     namespace = _NAMESPACES.get(module_key)
     if namespace is None:

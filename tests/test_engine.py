@@ -46,6 +46,26 @@ def test_answers_that_differ_by_a_constant_are_judged_once():
     assert other.verdict is Verdict.WRONG and "memo" not in stage_names(other)
 
 
+@pytest.mark.parametrize("again", [r"\frac{x^3}{3} + \sin x + C", r"7 + \sin x + \frac{x^3}{3}"])
+def test_the_same_answer_again_is_found_before_it_is_differentiated(again):
+    memo = JudgementMemo()
+    first = check_antiderivative(r"\frac{x^3}{3} + \sin x", "x**2 + cos(x)", memo=memo)
+    second = check_antiderivative(again, "x**2 + cos(x)", memo=memo)
+    assert (second.verdict, second.stage, second.confidence) == \
+        (first.verdict, first.stage, first.confidence)
+    names = stage_names(second)
+    assert "memo" in names and "normalize" not in names and "differentiate" not in names
+
+
+def test_the_same_text_under_another_variable_is_judged_again():
+    # x^2 y / 2 against the integrand x y: right in x, wrong in y.
+    memo = JudgementMemo()
+    in_x = check_antiderivative("x**2*y/2", "x*y", symbol="x", input_kind="sympy", memo=memo)
+    in_y = check_antiderivative("x**2*y/2", "x*y", symbol="y", input_kind="sympy", memo=memo)
+    assert (in_x.verdict, in_y.verdict) == (Verdict.CORRECT, Verdict.WRONG)
+    assert "memo" not in stage_names(in_y)
+
+
 def test_the_memo_does_not_keep_load_dependent_outcomes():
     memo = JudgementMemo()
     hard = sp.Symbol("x") ** 3 / 3

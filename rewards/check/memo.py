@@ -1,5 +1,6 @@
 """Verdicts by derivative, kept by each worker process: answers that differ
-by a constant (F, F + C, F + 7) are judged once."""
+by a constant (F, F + C, F + 7) are judged once, and the same answer as
+written is found before it is differentiated again."""
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -20,7 +21,8 @@ class JudgementMemo:
     decides too (a logarithm or a radical, read by the domain rule; a step, a
     piece or a bounded function of a pole, where F may jump while F' stays the
     same: see :mod:`.evidence.continuity`) is keyed by that form, without
-    additive constants. TIMEOUT and CHECKER_ERROR
+    additive constants. Each verdict is also kept under the answer as
+    written (:meth:`written_key`). TIMEOUT and CHECKER_ERROR
     are never kept (they depend on load, not on the answer).
     """
 
@@ -40,6 +42,16 @@ class JudgementMemo:
                 sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols))).hex()
         return structure_digest(derivative, integrand).hex(), form
 
+    @staticmethod
+    def written_key(written: sp.Expr, integrand: sp.Expr, symbol: str) -> tuple[str, ...]:
+        """The key of an answer as written (parsed, its additive constants
+        dropped): the same answer again, with or without ``+ C`` or ``+ 7``,
+        is found before it is rebound and differentiated. The same written
+        form has the same derivative, so this key is never less specific
+        than :meth:`key`."""
+        terms = sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols))
+        return "written", symbol, structure_digest(terms, integrand).hex()
+
     def get(self, key: tuple[str, ...]) -> tuple | None:
         """The kept verdict for ``key`` (most recently used first), or ``None``."""
         entry = self._entries.get(key)
@@ -47,14 +59,20 @@ class JudgementMemo:
             self._entries.move_to_end(key)
         return entry
 
-    def put(self, key: tuple[str, ...], result: CheckResult,
+    def put(self, keys: tuple[tuple[str, ...], ...], result: CheckResult,
             decided: list[StageRecord]) -> None:
-        """Keep a verdict and the stages that decided it (never TIMEOUT or
-        CHECKER_ERROR)."""
+        """Keep a verdict and the stages that decided it under each of
+        ``keys`` (never TIMEOUT or CHECKER_ERROR)."""
         if result.verdict in (Verdict.TIMEOUT, Verdict.CHECKER_ERROR) or self.size <= 0:
             return
         detail = {k: v for k, v in result.detail.items() if k != "total_ms"}
-        self._entries[key] = (result.verdict, result.stage, detail, result.confidence,
-                              [r.to_dict() for r in decided])
+        self.keep(keys, (result.verdict, result.stage, detail, result.confidence,
+                         [r.to_dict() for r in decided]))
+
+    def keep(self, keys: tuple[tuple[str, ...], ...], entry: tuple) -> None:
+        """Keep an entry (as :meth:`get` returns it) under each of ``keys``."""
+        for key in keys:
+            self._entries[key] = entry
+            self._entries.move_to_end(key)
         while len(self._entries) > self.size:
             self._entries.popitem(last=False)

@@ -138,6 +138,14 @@ def _stages(check: Check, candidate: Any, integrand: Any, input_kind: InputKind,
     # As parsed: the domain rule reads the answer as written (e^{2 ln x} is
     # undefined for x < 0), before rebinding the variable evaluates it away.
     written, parsed_integrand = answer, integrand_expr
+    as_written: tuple[str, ...] = ()
+    if memo is not None:
+        # The same answer again (F and F + C): its verdict, before rebinding
+        # and differentiating it again.
+        as_written = memo.written_key(written, parsed_integrand, check.symbol)
+        cached = memo.get(as_written)
+        if cached is not None:
+            return _from_memo(check, cached)
     answer, integrand_expr, x, param_symbols = real_stage(check, answer, integrand_expr, params)
     check.deadline.check()
     derivative = derivative_stage(check, answer, x, {x, *param_symbols.values()})
@@ -149,14 +157,21 @@ def _stages(check: Check, candidate: Any, integrand: Any, input_kind: InputKind,
     key = memo.key(derivative, integrand_expr, written)
     cached = memo.get(key)
     if cached is not None:
-        verdict, stage, detail, confidence, decided = cached
-        check.record("memo", note="same derivative as an answer judged before: its verdict")
-        check.stages.extend(StageRecord.from_dict(d) for d in decided)
-        return check.finish(verdict, stage, dict(detail), confidence)
+        memo.keep((as_written,), cached)
+        return _from_memo(check, cached)
     first = len(check.stages)
     result = _judge(check, evidence)
-    memo.put(key, result, check.stages[first:])
+    memo.put((key, as_written), result, check.stages[first:])
     return result
+
+
+def _from_memo(check: Check, cached: tuple) -> CheckResult:
+    """The verdict of an answer judged before (:class:`JudgementMemo`), with
+    the stages that decided it, after a ``memo`` record."""
+    verdict, stage, detail, confidence, decided = cached
+    check.record("memo", note="same derivative as an answer judged before: its verdict")
+    check.stages.extend(StageRecord.from_dict(d) for d in decided)
+    return check.finish(verdict, stage, dict(detail), confidence)
 
 
 def _judge(check: Check, evidence: Evidence) -> CheckResult:

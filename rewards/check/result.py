@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef, UndefinedFunction
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
@@ -274,8 +275,51 @@ class PrintedOnce:
         memo = self.__dict__.setdefault("_printed", {})
         text = memo.get(expr)
         if text is None:
-            text = memo[expr] = super()._print(expr)  # type: ignore[misc]
+            text = memo[expr] = self._dispatch(expr)
         return text
+
+    def _dispatch(self, expr: sp.Basic) -> str:
+        """``Printer._print``, with the method it picks for this printer and
+        type of node kept: its search walks the node's class hierarchy with a
+        ``getattr`` per class, a third of printing a derivative."""
+        key = (type(self), type(expr))
+        name = _PRINT_METHODS.get(key, _UNKNOWN)
+        if name is _UNKNOWN:
+            name = _PRINT_METHODS[key] = _print_method(self, expr)
+        if name is None:
+            return super()._print(expr)  # type: ignore[misc]
+        self._print_level += 1  # type: ignore[attr-defined]
+        try:
+            return getattr(self, name)(expr)
+        finally:
+            self._print_level -= 1  # type: ignore[attr-defined]
+
+
+_UNKNOWN = object()
+# (printer class, node class) -> the _print_ method Printer._print picks for
+# them; None where it would not pick one of those (then it runs itself).
+_PRINT_METHODS: dict[tuple[type, type], str | None] = {}
+
+
+def _print_method(printer: Any, expr: sp.Basic) -> str | None:
+    """The name of the method ``Printer._print`` (SymPy 1.14) calls for
+    ``expr``: the same search, on types alone."""
+    if printer.printmethod and hasattr(expr, printer.printmethod):
+        return None  # the node prints itself
+    classes = type(expr).__mro__
+    if AppliedUndef in classes:
+        classes = classes[classes.index(AppliedUndef):]
+    if UndefinedFunction in classes:
+        classes = classes[classes.index(UndefinedFunction):]
+    if sp.Function in classes:
+        i = classes.index(sp.Function)
+        classes = tuple(c for c in classes[:i] if c.__name__ == classes[0].__name__
+                        or c.__name__.endswith("Base")) + classes[i:]
+    for cls in classes:
+        name = "_print_" + cls.__name__
+        if getattr(printer, name, None) is not None:
+            return name
+    return None  # the emptyPrinter
 
 
 class _BoundedPrinter(PrintedOnce, StrPrinter):

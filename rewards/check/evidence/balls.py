@@ -12,11 +12,12 @@ A ball also says how much of its value is known. A value is used only when
 its ball is finite and has lost at most ``lost_bits`` of the working
 precision (the round-off the caller allows anyway: the same digits lost to
 the same cancellation in mpmath's value, where nothing measured them); its
-midpoint is then the value mpmath would compute, to within that round-off. Anything else (a pole, digits lost to cancellation, a branch cut
-the ball straddles, a function not mapped below, any exception) returns
-``None`` and the caller evaluates with mpmath as before. On the branch cuts
-themselves arb and mpmath take the same side (tests/test_balls.py pins each
-mapped function on both sides of every cut).
+midpoint is then the value mpmath would compute, to within that round-off.
+Anything else (a pole, more digits lost, a branch cut the ball straddles, a
+function not mapped below, any exception) returns ``None`` and the caller
+evaluates with mpmath as before. On the branch cuts themselves arb and
+mpmath take the same side (tests/test_balls.py pins each mapped function on
+both sides of every cut).
 
 Without python-flint (the ``[fast]`` extra; no wheels for Linux aarch64)
 everything is evaluated with mpmath.
@@ -34,6 +35,7 @@ try:
 except ImportError:  # the mpmath evaluation is complete without it
     acb = arb = ctx = None
 
+
 def _ball(value: Any) -> Any:
     return value if type(value) is acb else acb(value)
 
@@ -48,8 +50,10 @@ def _number(value: Any) -> Any:
 
 
 def _unary(name: str) -> Callable[[Any], Any]:
+    method = getattr(acb, name)
+
     def apply(value: Any) -> Any:
-        return getattr(_ball(value), name)()
+        return method(_ball(value))
     apply.__name__ = name
     return apply
 

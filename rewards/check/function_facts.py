@@ -421,7 +421,6 @@ def breakpoint_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str]]:
                 yield from facts.breaks(node.args)
 
 
-@functools.lru_cache(maxsize=1024)
 def may_branch(expr: sp.Basic) -> bool:
     """False when ``expr`` is built only from SINGLE_VALUED functions,
     integer powers, sums, products, symbols and constants: then it is
@@ -429,8 +428,8 @@ def may_branch(expr: sp.Basic) -> bool:
     complex points the two differ on the real line too (the identity
     theorem), so no branch choice can explain the difference. Anything else
     (a root, a logarithm, an inverse function, a special function) may.
-    Cached: a check asks it of F' and f at each turn of the screen, and a
-    group's answers share f."""
+    Cached per node (:func:`_branching`): a check asks it of F' and f at each
+    turn of the screen, and a group's answers share f and their terms."""
     return _branching(expr)[0]
 
 

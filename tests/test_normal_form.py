@@ -3,6 +3,7 @@ are proved, false "identities" (true on part of the line only) and wrong
 antiderivatives never are, odd input never raises.  No assertion is about time."""
 from __future__ import annotations
 
+import importlib
 import random
 
 import mpmath as mp
@@ -10,7 +11,17 @@ import pytest
 import sympy as sp
 
 from rewards.check.proof import normal_form as nf
-from rewards.check.proof.normal_form import prove_zero, rewrites
+from rewards.check.proof.normal_form import polys, prove_zero, rewrites
+
+BACKENDS = ["sympy"] + (["flint"] if polys.fmpz_mpoly_ctx is not None else [])
+
+
+@pytest.fixture(autouse=True, params=BACKENDS)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every case on each polynomial ring (python-flint's where installed,
+    SymPy's everywhere): a proof must not depend on which computed it."""
+    monkeypatch.setattr(polys, "BACKEND", request.param)
+    return request.param
 
 x = sp.Symbol("x", real=True)
 a = sp.Symbol("a", positive=True)
@@ -344,3 +355,9 @@ def test_fuzz_every_proof_survives_numeric_evaluation() -> None:
                     # Loose on purpose: a wrong branch is off by O(1); round-off
                     # near a branch point (cube root of 1e-50) is not.
                     assert abs(vl - vr) <= mp.mpf(10) ** -12 * max(abs(vl), 1), (lhs, rhs, p)
+
+
+def test_flint_ring_is_the_default_where_installed() -> None:
+    # The [fast] extra's ring is the one a check uses; SymPy's is the fallback.
+    pytest.importorskip("flint")
+    assert importlib.reload(polys).BACKEND == "flint"

@@ -7,13 +7,15 @@ import math
 import time
 from dataclasses import dataclass
 from functools import reduce
+from typing import Any
 
 import sympy as sp
-from sympy.polys.domains import QQ, ZZ
-from sympy.polys.rings import PolyElement, PolyRing, ring
+from sympy.polys.domains import QQ
 
 from ...function_facts import CIRCULAR, HYPERBOLIC
 from ...limits import CAPS
+from . import polys
+from .polys import Poly
 
 _I_PI = sp.I * sp.pi
 
@@ -152,32 +154,14 @@ def _real_valued(e: sp.Expr) -> bool:
 # Rational functions: integer polynomials over a factored denominator.
 # --------------------------------------------------------------------------
 
-_RINGS: dict[int, tuple[PolyRing, list[sp.Symbol]]] = {}
+# Integer coefficients (:mod:`.polys`): a rational's denominator is a
+# constant factor of the factored denominator instead. Products and sums of
+# Python ints were a third of the time of a proof in SymPy's pure-Python
+# rationals.
 
-
-def _ring(capacity: int) -> tuple[PolyRing, list[sp.Symbol]]:
-    # Fixed slot names, so the ring (costly to build) is reused across calls.
-    # Integer coefficients: a rational's denominator is a constant factor of
-    # the factored denominator instead. Products and sums of Python ints
-    # were a third of the time of a proof in SymPy's pure-Python rationals.
-    if capacity not in _RINGS:
-        symbols = [sp.Symbol(f"_nf{i}") for i in range(capacity)]
-        _RINGS[capacity] = (ring(symbols, ZZ)[0], symbols)
-    return _RINGS[capacity]
-
-
-def _is_one(poly: PolyElement, zero_monom: tuple[int, ...]) -> bool:
-    return len(poly) == 1 and dict.get(poly, zero_monom) == 1
-
-
-def _k(poly: PolyElement) -> frozenset:
-    """Hash key of a polynomial.  PolyElement's own cached hash can go stale
-    (an equal element may hash differently), so dict keys use this."""
-    return frozenset(poly.items())
-
-
-# A factored denominator: {key: (factor, multiplicity)}.
-_Den = dict[frozenset, tuple[PolyElement, int]]
+# A factored denominator: {key: (factor, multiplicity)}, keyed by the ring's
+# key of the factor.
+_Den = dict[Any, tuple[Poly, int]]
 
 
 @dataclass(frozen=True)
@@ -187,24 +171,26 @@ class _Frac:
     Keeping the denominator factored makes the common denominator of a sum
     a max over factors: no gcds."""
 
-    num: PolyElement
-    den: tuple[tuple[frozenset, PolyElement, int], ...] = ()
+    num: Poly
+    den: tuple[tuple[Any, Poly, int], ...] = ()
 
 
-def _den_tuple(den: _Den) -> tuple[tuple[frozenset, PolyElement, int], ...]:
+def _den_tuple(den: _Den) -> tuple[tuple[Any, Poly, int], ...]:
     return tuple((k, f, m) for k, (f, m) in den.items() if m)
 
 
 class _Algebra:
     def __init__(self, capacity: int, clock: _Clock) -> None:
-        self.ring, self.names = _ring(capacity)
+        self.ring = polys.ring(capacity)
+        self.key = self.ring.key
+        self._is_one = self.ring.is_one
         self.used = 0
         self.clock = clock
-        self.powers: dict[tuple[frozenset, int], PolyElement] = {}
+        self.powers: dict[tuple[Any, int], Poly] = {}
         self.relations: dict[int, _Relation] = {}
 
     def new_slot(self) -> int:
-        if self.used == len(self.names):
+        if self.used == self.ring.nvars:
             raise _Replan()
         self.used += 1
         return self.used - 1
@@ -212,28 +198,28 @@ class _Algebra:
     def const(self, c: sp.Rational | int) -> _Frac:
         c = sp.Rational(c)
         if c.q == 1:
-            return _Frac(self.ring(int(c.p)))
-        q = self.ring(int(c.q))
-        return _Frac(self.ring(int(c.p)), ((_k(q), q, 1),))
+            return _Frac(self.ring.const(int(c.p)))
+        q = self.ring.const(int(c.q))
+        return _Frac(self.ring.const(int(c.p)), ((self.key(q), q, 1),))
 
     def gen(self, slot: int) -> _Frac:
         return _Frac(self.ring.gens[slot])
 
-    def power_of(self, key: frozenset, base: PolyElement, n: int) -> PolyElement:
+    def power_of(self, key: Any, base: Poly, n: int) -> Poly:
         hit = self.powers.get((key, n))
         if hit is None:
             hit = base ** n
             self.powers[(key, n)] = hit
         return hit
 
-    def _times(self, a: PolyElement | None, b: PolyElement) -> PolyElement:
+    def _times(self, a: Poly | None, b: Poly) -> Poly:
         """a*b, where ``None`` and the constant 1 cost nothing: most
         factors of a product and of a sum's common denominator are 1."""
-        if a is None or _is_one(a, self.ring.zero_monom):
+        if a is None or self._is_one(a):
             return b
-        return a if _is_one(b, self.ring.zero_monom) else a * b
+        return a if self._is_one(b) else a * b
 
-    def expand_den(self, a: _Frac) -> PolyElement:
+    def expand_den(self, a: _Frac) -> Poly:
         out = None
         for k, f, m in a.den:
             out = self._times(out, self.power_of(k, f, m))
@@ -281,34 +267,34 @@ class _Algebra:
         if content < 0:
             content, num = -content, -num
         if content != 1:
-            c = self.ring(content)
-            den[_k(c)] = (c, 1)
+            c = self.ring.const(content)
+            den[self.key(c)] = (c, 1)
         return _Frac(num, _den_tuple(den))
 
-    def _den_factors(self, poly: PolyElement, den: _Den) -> int:
+    def _den_factors(self, poly: Poly, den: _Den) -> int:
         """Record poly as denominator factors (a monomial split into its
         generators, else its primitive part); returns the integer left."""
         if len(poly) == 1:
-            (monom, coeff), = poly.terms()
+            (monom, coeff), = self.ring.terms(poly)
             for slot, e in enumerate(monom):
                 if e:
                     g = self.ring.gens[slot]
-                    den[_k(g)] = (g, e)
+                    den[self.key(g)] = (g, e)
             return coeff
-        content, prim = poly.primitive()
-        if prim.LC < 0:
+        content, prim = self.ring.primitive(poly)
+        if self.ring.lc(prim) < 0:
             content, prim = -content, -prim
-        den[_k(prim)] = (prim, 1)
+        den[self.key(prim)] = (prim, 1)
         return content
 
-    def simplify(self, poly: PolyElement) -> PolyElement:
+    def simplify(self, poly: Poly) -> Poly:
         """Reduce by the relations R**q = polynomial (W**4 = -1, R**2 = 1-2x),
         exact replacements, so equal radicands get equal keys (tan(x)**2 + 1
         and sec(x)**2 differ until W**2 -> -1)."""
         exact = {s: r for s, r in self.relations.items() if r.den == 1}
-        return _reduce(poly, exact, list(reversed(exact)), self.clock) if exact else poly
+        return _reduce(poly, exact, list(reversed(exact)), self.clock, self.ring) if exact else poly
 
-    def canonical(self, a: _Frac) -> tuple[QQ, PolyElement, PolyElement]:
+    def canonical(self, a: _Frac) -> tuple[QQ, Poly, Poly]:
         """a = c * p/q, c > 0 rational, p and q primitive, LC(q) > 0 and
         reduced by the exact relations.  No gcd (multivariate gcds dominate
         the run time): equality is decided by cross-multiplication."""
@@ -316,16 +302,16 @@ class _Algebra:
         if not num:
             return QQ(1), self.ring.zero, self.ring.one
         num, den = self._lift_roots(num, self.simplify(self.expand_den(a)))
-        cp, p = num.primitive()
-        cq, q = den.primitive()
-        if q.LC < 0:
+        cp, p = self.ring.primitive(num)
+        cq, q = self.ring.primitive(den)
+        if self.ring.lc(q) < 0:
             cq, q = -cq, -q
         c = QQ(int(cp), int(cq))
         if c < 0:
             c, p = -c, -p
         return c, p, q
 
-    def _lift_roots(self, num: PolyElement, den: PolyElement) -> tuple[PolyElement, PolyElement]:
+    def _lift_roots(self, num: Poly, den: Poly) -> tuple[Poly, Poly]:
         """A root of a constant (i, W with W**q = -1) in a monomial
         denominator moved to the numerator: (G**4 - 1)/(2 i G**2) and
         -i (G**4 - 1)/(2 G**2) are one radicand (sin 2x written two ways),
@@ -334,36 +320,36 @@ class _Algebra:
         same non-zero power of the root."""
         if len(den) != 1:
             return num, den
-        (monom, _), = den.terms()
+        (monom, _), = self.ring.terms(den)
         lift = self.ring.one
         for slot, e in enumerate(monom):
             rel = self.relations.get(slot)
-            if e and rel is not None and rel.den == 1 and rel.num.is_ground:
+            if e and rel is not None and rel.den == 1 and self.ring.is_ground(rel.num):
                 lift *= self.ring.gens[slot] ** (-e % rel.degree)
         if lift == 1:
             return num, den
         return self.simplify(num * lift), self.simplify(den * lift)
 
-    def same(self, a: tuple[PolyElement, PolyElement], b: tuple[PolyElement, PolyElement]) -> bool:
+    def same(self, a: tuple[Poly, Poly], b: tuple[Poly, Poly]) -> bool:
         return not self.simplify(a[0] * b[1] - b[0] * a[1])
 
-    def fingerprint(self, p: PolyElement, q: PolyElement) -> int | None:
+    def fingerprint(self, p: Poly, q: Poly) -> int | None:
         """p/q at a fixed pseudo-random point mod a prime: equal rational
         functions collide, so it buckets candidates for :meth:`same`."""
-        den = _eval_mod(q)
-        return None if den == 0 else _eval_mod(p) * pow(den, -1, _PRIME) % _PRIME
+        den = _eval_mod(q, self.ring)
+        return None if den == 0 else _eval_mod(p, self.ring) * pow(den, -1, _PRIME) % _PRIME
 
 
 _PRIME = 2**61 - 1
 _POINT: list[int] = []
 
 
-def _eval_mod(poly: PolyElement) -> int:
-    while len(_POINT) < poly.ring.ngens:
+def _eval_mod(poly: Poly, ring_: polys.SympyRing | polys.FlintRing) -> int:
+    while len(_POINT) < ring_.nvars:
         _POINT.append(pow(7, 1000 + 7919 * len(_POINT), _PRIME))
     total = 0
-    for monom, coeff in poly.terms():
-        value = int(coeff.numerator) * pow(int(coeff.denominator), -1, _PRIME)
+    for monom, coeff in ring_.terms(poly):
+        value = int(coeff) % _PRIME
         for i, e in enumerate(monom):
             if e:
                 value = value * pow(_POINT[i], e, _PRIME) % _PRIME
@@ -376,23 +362,25 @@ class _Relation:
     """slot**degree == num/den (num, den use older slots only)."""
 
     degree: int
-    num: PolyElement
-    den: PolyElement
+    num: Poly
+    den: Poly
 
 
-def _reduce(poly: PolyElement, relations: dict[int, _Relation], order: list[int],
-            clock: _Clock) -> PolyElement:
+def _reduce(poly: Poly, relations: dict[int, _Relation], order: list[int],
+            clock: _Clock, ring_: polys.SympyRing | polys.FlintRing) -> Poly:
     """Pseudo-remainder of poly modulo ``R**q * den - num`` for each relation
     in order.  Multiplying by powers of den (non-zero wherever the radicand
     is defined) keeps "vanishes on the relations' variety" equivalent."""
-    ring_ = poly.ring
     for slot in order:
         if not poly:
             return poly
         clock.check()
         rel = relations[slot]
+        if ring_.degree(poly, slot) < rel.degree:
+            # Nothing to replace: asked of the ring, not found term by term.
+            continue
         buckets: dict[int, dict] = {}
-        for monom, coeff in poly.terms():
+        for monom, coeff in ring_.terms(poly):
             e = monom[slot]
             reduced = monom[:slot] + (e % rel.degree,) + monom[slot + 1:]
             bucket = buckets.setdefault(e // rel.degree, {})

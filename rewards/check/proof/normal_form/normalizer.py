@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 from sympy.polys.domains import QQ
-from sympy.polys.rings import PolyElement
 
 from ...function_facts import CIRCULAR, HYPERBOLIC
 from ...limits import CAPS
@@ -22,7 +21,6 @@ from .algebra import (
     _exact,
     _exp_arguments,
     _Frac,
-    _k,
     _prime_factors,
     _rational,
     _rational_gcd,
@@ -33,6 +31,7 @@ from .algebra import (
     _Undefined,
     _Unsupported,
 )
+from .polys import Poly
 
 # --------------------------------------------------------------------------
 # The conversion.
@@ -76,7 +75,7 @@ class _Normalizer:
         self.exp_monos: dict[int, sp.Expr] = {}
         self.relations = self.alg.relations
         # Must not vanish identically: denominators, log arguments, radicands.
-        self.nonzero: list[PolyElement] = []
+        self.nonzero: list[Poly] = []
         self.kinds: set[str] = set()
 
     # -- atoms -------------------------------------------------------------
@@ -87,7 +86,7 @@ class _Normalizer:
             self.slots[key] = slot
         return slot
 
-    def _intern(self, kind: object, args: list[tuple[QQ, PolyElement, PolyElement]]
+    def _intern(self, kind: object, args: list[tuple[QQ, Poly, Poly]]
                 ) -> tuple[int, tuple]:
         """One slot per distinct (kind, normalised arguments).  Returns the
         slot and the bucket (a stable name for the plan's hints)."""
@@ -260,22 +259,23 @@ class _Normalizer:
                  if part != 1 for prime, mult in _prime_factors(part).items()]
         return self.alg.add(terms) if terms else self.alg.const(sp.S.Zero)
 
-    def _split_real_exps(self, p: PolyElement, q: PolyElement
-                         ) -> tuple[PolyElement, PolyElement, list[_Frac]]:
+    def _split_real_exps(self, p: Poly, q: Poly) -> tuple[Poly, Poly, list[_Frac]]:
         """log(exp(m)**k * u) = k*m + log(u) when m is real: exp(m) > 0
         does not move the argument of u."""
         parts = []
         for slot, mono in self.exp_monos.items():
             if not _real_valued(mono):
                 continue
-            k = min(m[slot] for m in p.itermonoms()) - min(m[slot] for m in q.itermonoms())
+            ring = self.alg.ring
+            k = (min(m[slot] for m in ring.monoms(p))
+                 - min(m[slot] for m in ring.monoms(q)))
             if k == 0:
                 continue
-            g = self.alg.ring.gens[slot]
+            g = ring.gens[slot]
             if k > 0:
-                p = p.exquo(g ** k)
+                p = ring.exquo(p, g ** k)
             else:
-                q = q.exquo(g ** -k)
+                q = ring.exquo(q, g ** -k)
             parts.append(self.convert(k * self.plan.exp_units[mono] * mono))
         return p, q, parts
 
@@ -294,7 +294,7 @@ class _Normalizer:
         if p == -q:
             # (-1)**r = exp(I*pi*r) for the principal branch.
             return self.alg.mul([out, self._exp(sp.I * sp.pi * ex)])
-        value = _Frac(p, ((_k(q), q, 1),) if q != 1 else ())
+        value = _Frac(p, ((self.alg.key(q), q, 1),) if q != 1 else ())
         slot, bucket = self._intern("rad", [(QQ(1), p, q)])
         return self.alg.mul([out, self._radical_symbol(slot, bucket, value, ex)])
 
@@ -334,7 +334,7 @@ class _Normalizer:
         # For real u: |u|**2 = u**2 and sign(u) = u/|u| (u != 0).
         u = self.convert(e.args[0])
         content, p, q = self.alg.canonical(u)
-        key_value = _Frac(p, ((_k(q), q, 1),) if q != 1 else ())
+        key_value = _Frac(p, ((self.alg.key(q), q, 1),) if q != 1 else ())
         slot, _ = self._intern("abs", [(QQ(1), p, q)])
         if slot not in self.relations:
             self._relate(slot, 2, self.alg.pow(key_value, 2))
@@ -383,11 +383,12 @@ def _normal_form_zero(residual: sp.Expr, clock: _Clock) -> tuple[bool, set[str]]
     order = _reduction_order(norm.relations)
     # Refuse a residual that is undefined everywhere: "zero wherever it is
     # defined" would be vacuous.
-    keys = {_k(p): p for p in (*norm.nonzero, *(f for _, f, _ in form.den),
-                               *(r.den for r in norm.relations.values()))}
+    ring = norm.alg.ring
+    keys = {ring.key(p): p for p in (*norm.nonzero, *(f for _, f, _ in form.den),
+                                     *(r.den for r in norm.relations.values()))}
     for key in keys.values():
-        if not _reduce(key, norm.relations, order, clock):
+        if not _reduce(key, norm.relations, order, clock, ring):
             raise _Undefined()
-    return not _reduce(form.num, norm.relations, order, clock), norm.kinds
+    return not _reduce(form.num, norm.relations, order, clock, ring), norm.kinds
 
 

@@ -57,6 +57,23 @@ def test_a_group_larger_than_a_task_is_cut_and_the_end_is_one_job_per_task():
     assert [len(t) for t in tasks[-4:]] == [1, 1, 1, 1]
 
 
+def test_groups_with_the_longest_answers_go_first_and_the_shortest_end_the_call():
+    # Longest first: the call's last tasks (one job each) are the cheapest-
+    # looking checks, not a heavy one that keeps a single worker busy alone.
+    short = [Job("x", "1", "x") for _ in range(6)]
+    long_ = [Job("x^2/2 + " + " + ".join(f"\\sin(x)^{{{k}}}" for k in range(40)), "x", "x")
+             for _ in range(6)]
+    middle = [Job("x^3/3 + \\log(x)", "x**2", "x") for _ in range(6)]
+    jobs = short + middle + long_  # the batch's own order: short first
+    tasks = _tasks(jobs, workers=2, chunk_size=8)
+    planned = [i for task in tasks for i in task]
+    assert sorted(planned) == list(range(len(jobs)))
+    first_of = {name: min(planned.index(i) for i in range(lo, lo + 6))
+                for name, lo in (("short", 0), ("middle", 6), ("long", 12))}
+    assert first_of["long"] < first_of["middle"] < first_of["short"]
+    assert all(i < 6 for task in tasks[-4:] for i in task)
+
+
 def test_a_small_batch_is_still_spread_over_the_workers():
     # One group of 8 with two workers: latency wants both busy.
     tasks = _tasks(_jobs(groups=1, per_group=8), workers=2, chunk_size=8)

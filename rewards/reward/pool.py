@@ -257,6 +257,13 @@ def _check_chunk(jobs: list[Job], request: CheckRequest,
     return out, {"pid": os.getpid(), "rss_mb": _rss_mb()}
 
 
+def _size(job: Job) -> int:
+    # What a check's cost grows with, known before it runs: the length of
+    # what it parses (answer, alternatives, integrand as text).
+    return (len(job.answer) + sum(len(a) for a in job.alternatives)
+            + len(job.integrand if isinstance(job.integrand, str) else str(job.integrand)))
+
+
 def _unusable(executor) -> bool:
     """Shut down (another thread, another reward object re-creating loky's
     per-thread executor) or broken (a worker died between calls). loky keeps
@@ -555,6 +562,12 @@ class CheckPool:
         group's answers then meet in one worker, whose caches (the parsed
         and compiled integrand, term derivatives, verdicts by derivative)
         serve the whole group instead of half of it in each of two workers.
+
+        Groups go out longest first (:func:`_size`, the text a group's
+        checks read): the longest-processing-time-first rule, with length as
+        the estimate. A call ends when its last task does, and a 200 ms
+        check left for the end kept one worker busy alone (the hard batch's
+        heaviest check sat in the group that sorted last, by integrand).
         """
         n = len(jobs)
         chunk = self._chunk_for(n)
@@ -562,6 +575,8 @@ class CheckPool:
         groups: dict[tuple, list[int]] = {}
         for i, job in enumerate(jobs):
             groups.setdefault((job.integrand, job.symbol), []).append(i)
+        groups = dict(sorted(groups.items(),
+                             key=lambda kv: -sum(_size(jobs[i]) for i in kv[1])))
         order = [i for members in groups.values() for i in members]
         head, tail = order[:n - singles], order[n - singles:]
         in_head = set(head)

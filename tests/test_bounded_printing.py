@@ -177,3 +177,13 @@ _atoms = st.sampled_from([x, a, sp.Integer(-3), sp.Rational(-2, 5), sp.Integer(2
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_show_prints_what_sympys_str_printer_prints_on_random_expressions(expr):
     assert show(expr, 10_000) == _sympy_str(expr)
+
+
+def test_structure_digest_is_kept_per_expression_but_never_across_float_precisions():
+    f = sp.sin(x) / (x**2 + 1)
+    first = structure_digest(f.diff(x), f, x)
+    assert structure_digest(f.diff(x), f, x) == first  # from the kept bytes
+    assert structure_digest(f, f.diff(x), x) != first  # order matters
+    low, high = sp.Float(0.5, 15) * x, sp.Float(0.5, 30) * x
+    assert structure_digest(low) != structure_digest(high)
+    assert structure_digest(high) != structure_digest(low)

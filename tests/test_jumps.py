@@ -52,3 +52,25 @@ def test_jump_next_to_poles_and_peaks(answer, integrand, jumps):
                                 RealEvaluator(integrand, real_values=True), "x", {},
                                 Deadline(10))
     assert (found is not None) == jumps
+
+
+@pytest.mark.parametrize(("expr", "jumps"), [
+    (X**2 / 2 + sp.log(X), False),
+    (sp.Abs(X - 1), True),  # a kink
+    (sp.sign(X) * X, True),
+    (sp.floor(X) + X, True),
+    (sp.Piecewise((X, X > 1), (X**2, True)), True),
+    (sp.atan(1 / (X - 3)), True),  # a bounded function of a pole
+    (sp.atan(X - 3), False),
+    (sp.tanh(sp.log(X)), True),  # log's argument: a pole
+    (sp.tanh(sp.sqrt(X)), False),  # a radicand's boundary only
+    (sp.exp(X) * sp.atan(sp.tan(X / 2) / sp.sqrt(3)), True),
+    (sp.sin(X) ** 2 + sp.cos(1 / X), True),  # cos is bounded: 1/x's pole counts
+    (sp.sin(X) ** 2 + sp.cos(X + 1), False),
+])
+def test_jump_arguments_test_per_node_is_the_walks(expr, jumps):
+    # The per-node cached test behind can_jump and the memo key says what
+    # jump_arguments' walk finds, twice (the second from the cache).
+    assert bool(continuity.jump_arguments(expr)) is jumps
+    assert continuity.has_jump_arguments(expr) is jumps
+    assert continuity.has_jump_arguments(expr) is jumps

@@ -399,12 +399,13 @@ SINGLE_VALUED = (*CIRCULAR, *HYPERBOLIC, sp.exp)
 INVERSE_OF: dict[type, type] = {f: k.inverse for f, k in FACTS.items() if k.inverse}
 
 
-def breakpoint_arguments(expr: sp.Basic) -> Iterable[tuple[sp.Expr, str]]:
+def breakpoint_arguments(expr: sp.Basic, deep: bool = True) -> Iterable[tuple[sp.Expr, str]]:
     """Expressions whose real zeros are where ``expr`` may kink or jump
     (KINK), blow up or stop being defined at a point (POLE: a logarithm's
     argument, a denominator), or start or stop being real (BOUNDARY: a
-    radicand, an inverse function's domain bound)."""
-    for node in sp.preorder_traversal(expr):
+    radicand, an inverse function's domain bound). ``deep=False``: those of
+    the node ``expr`` itself, not of its arguments."""
+    for node in sp.preorder_traversal(expr) if deep else (expr,):
         if isinstance(node, sp.Piecewise):
             for _, cond in node.args:
                 yield from ((g, KINK) for g in _condition_boundaries(cond))

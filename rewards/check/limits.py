@@ -268,6 +268,10 @@ class Caps:
     # Leaves whose srepr bytes the sample-point seed memoizes (the memo is
     # cleared when full): its memory stays bounded over a training run.
     seed_leaves: int = 4096
+    # Whole expressions whose structure bytes the seed and the memo keys
+    # memoize (a check digests its F' twice, a group shares its integrand);
+    # cleared when full, like the leaves.
+    seed_streams: int = 512
     # Integrands a reward has warned about (several free symbols, none given):
     # once each, up to this many.
     warned_integrands: int = 10_000

@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 import sympy as sp
 
-from .evidence.continuity import jump_arguments
+from .evidence.continuity import has_jump_arguments
 from .evidence.domain import restricts_domain
 from .evidence.points import structure_digest
 from .result import CheckResult, StageRecord, Verdict
@@ -37,7 +37,7 @@ class JudgementMemo:
         # Structural digests, not srepr: printing each derivative again for
         # its key cost as much as the digest its sample points are seeded by.
         form = ""
-        if restricts_domain(written) or jump_arguments(written):
+        if restricts_domain(written) or has_jump_arguments(written):
             form = structure_digest(
                 sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols))).hex()
         return structure_digest(derivative, integrand).hex(), form

@@ -38,6 +38,7 @@ once this check passed.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,11 +106,42 @@ def jump_arguments(answer: sp.Expr) -> list[tuple[sp.Expr, str]]:
     return pairs
 
 
+def has_jump_arguments(answer: sp.Expr) -> bool:
+    """``bool(jump_arguments(answer))``, cached per node: asked of every
+    accepted answer and for every memo key, and a group's answers share
+    their terms."""
+    return _jumps(answer)
+
+
+@functools.lru_cache(maxsize=8192)
+def _jumps(node: sp.Basic) -> bool:
+    # jump_arguments walks the whole tree for KINK breakpoints and for
+    # bounded functions of a pole: the same node tests, one node at a time.
+    if isinstance(node, BOUNDED) and node.args and _has_pole(node.args[0]):
+        return True
+    if any(kind == KINK for _, kind in _own_breakpoints(node)):
+        return True
+    return any(_jumps(a) for a in node.args)
+
+
+@functools.lru_cache(maxsize=8192)
+def _has_pole(node: sp.Basic) -> bool:
+    # Whether breakpoint_arguments(node) yields a POLE.
+    return (any(kind == POLE for _, kind in _own_breakpoints(node))
+            or any(_has_pole(a) for a in node.args))
+
+
+def _own_breakpoints(node: sp.Basic) -> list[tuple[sp.Expr, str]]:
+    # What breakpoint_arguments yields for this node itself (its preorder
+    # walk visits the arguments after it).
+    return list(breakpoint_arguments(node, deep=False))
+
+
 def can_jump(answer: sp.Expr) -> bool:
     """Whether ``answer`` (as written) has anything that may jump on the real
     line: a step, kink or piece, a bounded function of a pole, or, written
     with ``i``, a function with a branch cut."""
-    if jump_arguments(answer):
+    if has_jump_arguments(answer):
         return True
     return answer.has(sp.I) and next(iter(cut_arguments(answer)), None) is not None
 
@@ -450,4 +482,5 @@ def drop_steps(derivative: sp.Expr) -> tuple[sp.Expr, bool]:
     return derivative.xreplace({s: sp.S.Zero for s in steps}), True
 
 
-__all__ = ["STEP_NODES", "Jump", "can_jump", "drop_steps", "find_jump", "jump_arguments"]
+__all__ = ["STEP_NODES", "Jump", "can_jump", "drop_steps", "find_jump", "has_jump_arguments",
+           "jump_arguments"]

@@ -32,7 +32,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -99,7 +98,7 @@ def structure_digest(*exprs: sp.Basic) -> bytes:
     cheaper than hashing their ``srepr``."""
     digest = hashlib.sha256()
     for e in exprs:
-        _digest_structure(e, digest)
+        digest.update(_structure_bytes(e))
         digest.update(b"\x1f")
     return digest.digest()
 
@@ -109,21 +108,42 @@ def seed_for(*exprs: sp.Basic) -> int:
     return int.from_bytes(structure_digest(*exprs)[:8], "big")
 
 
-def _digest_structure(expr: sp.Basic, digest: Any) -> None:
-    # What ``srepr`` prints (class names, atoms, args in SymPy's canonical
-    # order), without the printer: srepr of every derivative was 4% of a
-    # hard check.
+_STREAMS: dict[sp.Basic, bytes] = {}
+
+
+def _structure_bytes(expr: sp.Basic) -> bytes:
+    """What ``srepr`` prints (class names, atoms, args in SymPy's canonical
+    order), without the printer: srepr of every derivative was 4% of a hard
+    check. Kept per expression: the memo key and the seed both digest F',
+    and a group's checks share their integrand. An expression holding a
+    Float is never kept: Floats equal across precisions compare equal, and
+    a lookup would hand one the other's digits."""
+    if not isinstance(expr, sp.Basic):
+        return repr(expr).encode() + b","
+    hit = _STREAMS.get(expr)
+    if hit is not None:
+        return hit
+    parts: list[bytes] = []
+    has_float = False
     stack = [expr]
     while stack:
         node = stack.pop()
         args = node.args if isinstance(node, sp.Basic) else ()
         if args:
-            digest.update(f"{type(node).__name__}({len(args)}".encode())
+            parts.append(f"{type(node).__name__}({len(args)}".encode())
             stack.extend(reversed(args))
+        elif isinstance(node, sp.Basic):
+            has_float = has_float or isinstance(node, sp.Float)
+            parts.append(_leaf_text(node))
         else:
-            digest.update(_leaf_text(node) if isinstance(node, sp.Basic)
-                          else repr(node).encode())
-        digest.update(b",")
+            parts.append(repr(node).encode())
+        parts.append(b",")
+    stream = b"".join(parts)
+    if not has_float:
+        if len(_STREAMS) >= CAPS.seed_streams:
+            _STREAMS.clear()
+        _STREAMS[expr] = stream
+    return stream
 
 
 def _leaf_text(node: sp.Basic) -> bytes:

@@ -119,6 +119,14 @@ def test_a_rejected_answer_keeps_its_printed_expressions():
     json.dumps(rejected.to_dict())
 
 
+def test_a_rejected_answer_prints_nothing_when_no_trace_is_written():
+    rejected = check_antiderivative(r"\frac{x^3}{3} + 2\ln|x|", "x**2 + 1/x",
+                                    trace_rejected=False)
+    assert rejected.verdict is Verdict.WRONG
+    assert set(_outs(rejected)) <= {"integrand_parse"}
+    json.dumps(rejected.to_dict())
+
+
 def test_a_numeric_only_accept_keeps_its_printed_expressions():
     # The reward traces numeric-only accepts too: why was there no proof?
     # (The exponent written two ways is beyond the normal form; no ladder.)

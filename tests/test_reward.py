@@ -197,6 +197,22 @@ def test_trace_written_for_rejections_only(tmp_path):
     stages = [s["stage"] for s in wrong["stages"]]
     assert stages[0] == "candidate_extract" and stages[-1] == wrong["verdict_stage"]
     assert all("ms" in s for s in wrong["stages"])
+    # The trace shows what was compared: the answer as parsed and F'.
+    outs = {s["stage"]: s["out"] for s in wrong["stages"] if "out" in s}
+    assert "x**3" in outs["candidate_parse"] and "x**2" in outs["differentiate"]
+
+
+@pytest.mark.slow
+def test_without_a_trace_file_rejections_print_nothing(tmp_path):
+    # Nothing reads a rejected answer's printed expressions but the trace
+    # writer: without one, the workers skip printing them (same verdicts).
+    with AntiderivativeReward(workers=1) as r:
+        outcomes = r.score([RIGHT, WRONG], ["x**2"] * 2)
+    assert [o.verdict for o in outcomes] == ["CORRECT", "WRONG"]
+    wrong = outcomes[1].result
+    assert {s.stage for s in wrong.stages} >= {"candidate_parse", "differentiate"}
+    assert not [s.stage for s in wrong.stages
+                if "out" in s.data and s.stage != "integrand_parse"]
 
 
 @pytest.mark.slow

@@ -73,9 +73,11 @@ class Check:
             detail.setdefault("variable", self.symbol)
             if self.symbol_source != "given":
                 detail.setdefault("variable_from", self.symbol_source)
-        # The reward traces rejected and numeric-only answers: theirs are printed.
-        resolve_shown(self.stages, verdict is not Verdict.CORRECT or self.request.trace_accepted
-                      or confidence is Confidence.NUMERIC_ONLY)
+        # The reward traces rejected and numeric-only answers: theirs are
+        # printed (when it writes a trace at all).
+        traced = verdict is not Verdict.CORRECT or confidence is Confidence.NUMERIC_ONLY
+        resolve_shown(self.stages, self.request.trace_accepted
+                      or (traced and self.request.trace_rejected))
         detail["total_ms"] = round(ms_since(self.started), 3)
         return CheckResult(verdict, stage, self.stages, detail, confidence)
 

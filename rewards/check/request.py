@@ -59,6 +59,10 @@ class CheckRequest:
             other verdict and for numeric-only accepts. Off: printing them was
             a twentieth of a check, and the reward traces only rejected and
             numeric-only answers.
+        trace_rejected: print the expressions of every other answer's stage
+            trace (rejected, numeric-only). The reward turns it off when it
+            writes no trace (no ``trace_path``): nothing else reads them, and
+            printing them was 3% of the hard batch's checks.
     """
 
     symbol: str | None = None
@@ -70,6 +74,7 @@ class CheckRequest:
     proof_budget_s: float = LADDER_BUDGET_S
     memory_limit_mb: int | None = 3072
     trace_accepted: bool = False
+    trace_rejected: bool = True
 
     def __post_init__(self) -> None:
         # Configuration errors fail here, at construction, never as a verdict.

@@ -374,7 +374,10 @@ class CheckPool:
         self.check_fn = check_fn
         self.config = config
         # Workers are capped once, by _init_worker: no per-check cap on top.
-        self.request = config.check_request().replace(memory_limit_mb=None)
+        # A rejected answer's expressions are printed only for a trace file,
+        # the one reader of them.
+        self.request = config.check_request().replace(
+            memory_limit_mb=None, trace_rejected=config.trace_path is not None)
         self.workers = config.workers or auto_workers()
         self.timeout_s = config.timeout_s
         self.chunk_size = max(1, int(config.chunk_size))

@@ -38,8 +38,7 @@ class JudgementMemo:
         # its key cost as much as the digest its sample points are seeded by.
         form = ""
         if restricts_domain(written) or has_jump_arguments(written):
-            form = structure_digest(
-                sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols))).hex()
+            form = structure_digest(_variable_part(written)).hex()
         return structure_digest(derivative, integrand).hex(), form
 
     @staticmethod
@@ -49,8 +48,7 @@ class JudgementMemo:
         is found before it is rebound and differentiated. The same written
         form has the same derivative, so this key is never less specific
         than :meth:`key`."""
-        terms = sp.Add(*(t for t in sp.Add.make_args(written) if t.free_symbols))
-        return "written", symbol, structure_digest(terms, integrand).hex()
+        return "written", symbol, structure_digest(_variable_part(written), integrand).hex()
 
     def get(self, key: tuple[str, ...]) -> tuple | None:
         """The kept verdict for ``key`` (most recently used first), or ``None``."""
@@ -76,3 +74,11 @@ class JudgementMemo:
             self._entries.move_to_end(key)
         while len(self._entries) > self.size:
             self._entries.popitem(last=False)
+
+
+def _variable_part(written: sp.Expr) -> sp.Expr:
+    """``written`` without its additive constants; ``written`` itself when it
+    has none (rebuilding the sum was most of a key's time)."""
+    terms = sp.Add.make_args(written)
+    kept = [t for t in terms if t.free_symbols]
+    return written if len(kept) == len(terms) else sp.Add(*kept)

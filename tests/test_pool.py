@@ -139,3 +139,18 @@ def test_idle_pool_is_rewarmed_on_the_next_call():
         assert _warmed_during(pool, [good(2)]) == [pool._executor]
     finally:
         pool.close()
+
+
+def test_workers_visit_assumption_facts_in_sorted_order(monkeypatch):
+    # SymPy visits the facts an assumption query may deduce from in a random
+    # order; a worker sorts them (the same order in every process). The
+    # patch must reach the module: `sympy.core.assumptions` as an attribute
+    # is a function of that name, where setting `shuffle` did nothing.
+    import importlib
+
+    from rewards.reward import pool
+
+    module = importlib.import_module("sympy.core.assumptions")
+    monkeypatch.setattr(module, "shuffle", module.shuffle)  # restored afterwards
+    pool._deterministic_assumptions()
+    assert module.shuffle is list.sort

@@ -18,6 +18,7 @@ gets CHECKER_ERROR.
 """
 from __future__ import annotations
 
+import importlib
 import logging
 import math
 import multiprocessing
@@ -191,9 +192,9 @@ def _deterministic_assumptions() -> None:
     in its own test suite): a twentieth of a check's time here, and a verdict
     that could depend on the draw. A worker visits them sorted instead: the
     same order in every process and run."""
-    from sympy.core import assumptions
-
-    assumptions.shuffle = list.sort
+    # By module path: ``from sympy.core import assumptions`` is a function of
+    # that name, and setting ``shuffle`` on it changed nothing.
+    importlib.import_module("sympy.core.assumptions").shuffle = list.sort
 
 
 def _init_worker(memory_limit_mb: int | None, parent_pid: int | None = None) -> None:

@@ -68,6 +68,8 @@ def normalize(expr: sp.Expr, rules: list[str]) -> sp.Expr:
 
 def bind_real_parameters(expr: sp.Expr, params: dict[str, sp.Symbol]) -> sp.Expr:
     """Rebind the parameters to their real symbols (``params``: name -> symbol)."""
+    if not params:
+        return expr  # most integrands have none: no walk for the free symbols
     return expr.xreplace({s: params[s.name] for s in expr.free_symbols if s.name in params})
 
 

@@ -3,6 +3,7 @@ by a constant (F, F + C, F + 7) are judged once, and the same answer as
 written is found before it is differentiated again."""
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 
 import sympy as sp
@@ -76,9 +77,11 @@ class JudgementMemo:
             self._entries.popitem(last=False)
 
 
+@functools.lru_cache(maxsize=64)
 def _variable_part(written: sp.Expr) -> sp.Expr:
     """``written`` without its additive constants; ``written`` itself when it
-    has none (rebuilding the sum was most of a key's time)."""
+    has none (rebuilding the sum was most of a key's time). Kept for the
+    check's second key."""
     terms = sp.Add.make_args(written)
     kept = [t for t in terms if t.free_symbols]
     return written if len(kept) == len(terms) else sp.Add(*kept)

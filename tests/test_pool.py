@@ -154,3 +154,32 @@ def test_workers_visit_assumption_facts_in_sorted_order(monkeypatch):
     monkeypatch.setattr(module, "shuffle", module.shuffle)  # restored afterwards
     pool._deterministic_assumptions()
     assert module.shuffle is list.sort
+
+
+def test_workers_keep_free_symbols_per_expression_and_hand_out_copies(monkeypatch):
+    import sympy as sp
+    from sympy.core.basic import Basic
+
+    from rewards.reward import pool
+
+    original = Basic.__dict__["free_symbols"]
+    monkeypatch.setattr(Basic, "free_symbols", original)  # restored afterwards
+    x, y, a = sp.symbols("x y a")
+    exprs = [x**2 * sp.sin(a * x) + y, sp.log(sp.Abs(x - a)) / (x + 1), sp.Integer(3),
+             sp.Piecewise((x, x > a), (y, True)), sp.Integral(x * y, x) + a,
+             sp.exp(sp.Derivative(sp.Function("g")(x), x))]
+    expected = [original.fget(e) if isinstance(e, Basic) and type(e).free_symbols is original
+                else e.free_symbols for e in exprs]
+    pool._cached_free_symbols()
+    pool._cached_free_symbols()  # once only
+    assert Basic.__dict__["free_symbols"] is not original
+    for expr, want in zip(exprs, expected, strict=True):
+        got = expr.free_symbols
+        assert got == want
+        got.add(sp.Symbol("junk"))  # a caller changing its copy
+        assert expr.free_symbols == want
+    # A definite Integral removes x from the set its integrand hands it:
+    # right each time, and the integrand's own set keeps x.
+    definite = sp.Integral(x * y, (x, 0, 1))
+    assert definite.free_symbols == {y} == definite.free_symbols
+    assert (x * y).free_symbols == {x, y}

@@ -272,6 +272,9 @@ class Caps:
     # memoize (a check digests its F' twice, a group shares its integrand);
     # cleared when full, like the leaves.
     seed_streams: int = 512
+    # Expressions whose free symbols a worker keeps (reward/pool.py,
+    # _cached_free_symbols); cleared when full.
+    free_symbol_sets: int = 100_000
     # Integrands a reward has warned about (several free symbols, none given):
     # once each, up to this many.
     warned_integrands: int = 10_000

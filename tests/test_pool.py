@@ -183,3 +183,20 @@ def test_workers_keep_free_symbols_per_expression_and_hand_out_copies(monkeypatc
     definite = sp.Integral(x * y, (x, 0, 1))
     assert definite.free_symbols == {y} == definite.free_symbols
     assert (x * y).free_symbols == {x, y}
+
+
+def _sympy_cache_size() -> int:
+    import sympy.core.cache
+
+    return sympy.core.cache.SYMPY_CACHE_SIZE
+
+
+@pytest.mark.slow
+def test_workers_run_with_a_larger_sympy_cache():
+    from rewards.check.limits import CAPS
+
+    pool = CheckPool(RewardConfig(workers=1))
+    try:
+        assert pool._get_executor().submit(_sympy_cache_size).result() == CAPS.sympy_cache_entries
+    finally:
+        pool.close()

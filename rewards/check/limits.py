@@ -275,6 +275,9 @@ class Caps:
     # Expressions whose free symbols a worker keeps (reward/pool.py,
     # _cached_free_symbols); cleared when full.
     free_symbol_sets: int = 100_000
+    # SymPy's constructor cache in a worker (SYMPY_CACHE_SIZE; SymPy's own
+    # default is 1,000).
+    sympy_cache_entries: int = 20_000
     # Integrands a reward has warned about (several free symbols, none given):
     # once each, up to this many.
     warned_integrands: int = 10_000

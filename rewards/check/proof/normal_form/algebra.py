@@ -14,8 +14,7 @@ from sympy.polys.domains import QQ
 
 from ...function_facts import CIRCULAR, HYPERBOLIC
 from ...limits import CAPS
-from . import polys
-from .polys import Poly
+from .polys import FlintRing, Poly, SympyRing, ring
 
 _I_PI = sp.I * sp.pi
 
@@ -181,7 +180,7 @@ def _den_tuple(den: _Den) -> tuple[tuple[Any, Poly, int], ...]:
 
 class _Algebra:
     def __init__(self, capacity: int, clock: _Clock) -> None:
-        self.ring = polys.ring(capacity)
+        self.ring = ring(capacity)
         self.key = self.ring.key
         self._is_one = self.ring.is_one
         self.used = 0
@@ -344,7 +343,7 @@ _PRIME = 2**61 - 1
 _POINT: list[int] = []
 
 
-def _eval_mod(poly: Poly, ring_: polys.SympyRing | polys.FlintRing) -> int:
+def _eval_mod(poly: Poly, ring_: SympyRing | FlintRing) -> int:
     while len(_POINT) < ring_.nvars:
         _POINT.append(pow(7, 1000 + 7919 * len(_POINT), _PRIME))
     total = 0
@@ -367,7 +366,7 @@ class _Relation:
 
 
 def _reduce(poly: Poly, relations: dict[int, _Relation], order: list[int],
-            clock: _Clock, ring_: polys.SympyRing | polys.FlintRing) -> Poly:
+            clock: _Clock, ring_: SympyRing | FlintRing) -> Poly:
     """Pseudo-remainder of poly modulo ``R**q * den - num`` for each relation
     in order.  Multiplying by powers of den (non-zero wherever the radicand
     is defined) keeps "vanishes on the relations' variety" equivalent."""

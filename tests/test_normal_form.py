@@ -361,3 +361,14 @@ def test_flint_ring_is_the_default_where_installed() -> None:
     # The [fast] extra's ring is the one a check uses; SymPy's is the fallback.
     pytest.importorskip("flint")
     assert importlib.reload(polys).BACKEND == "flint"
+
+
+@pytest.mark.parametrize("n", [20, 60, 200])
+def test_a_huge_polynomial_is_refused_before_it_is_computed(n: int) -> None:
+    # (sum of six generators)^60 has ~8 million terms: flint would compute it
+    # in C, where no timer stops it, and abort the process when memory ran
+    # out; SymPy ground on until the step timer. Both now refuse at once.
+    s = x + sp.exp(x) + sp.sin(x) + sp.log(x) + sp.sqrt(x) + sp.atan(x)
+    attempt = prove_zero(s**n * (sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1), x, BUDGET)
+    assert not attempt.proved
+    assert [result for _, _, result in attempt.tried] == ["unsupported: huge_polynomial"] * 2

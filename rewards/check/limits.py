@@ -256,6 +256,10 @@ class Caps:
     # Integer powers of a sum are expanded in full: (1+x)**10**6 would never
     # return.  Powers of one term (x**N, exp(N*x)) are sparse and cheap.
     sum_power: int = 200
+    # Terms a normal-form polynomial operation may produce (a product: the
+    # product of the lengths; a power: the monomial count). flint's C code
+    # cannot be interrupted, and aborts the process when memory runs out.
+    polynomial_terms: int = 200_000
     term_power: int = 5000
     # Integers at most this large are split into primes for log(c) and
     # c**(p/q); larger ones stay whole (sound, merely less complete).

@@ -37,6 +37,23 @@ class _Replan(Exception):
     """The conversion needs a wider plan (set before raising): redo it."""
 
 
+def _power_terms(p: Poly, n: int) -> int:
+    """At most how many terms ``p**n`` has: the monomials of degree n in
+    ``len(p)`` terms (fewer where they coincide)."""
+    t = len(p)
+    return t if t <= 1 or n <= 1 else math.comb(n + t - 1, t - 1)
+
+
+def _bound(terms: int) -> None:
+    """Refuse an operation whose result may have more than
+    ``CAPS.polynomial_terms`` terms (a product: the product of the lengths).
+    flint computes in C, where neither the step timer nor the clock can stop
+    it, and aborts the process when memory runs out: ``(x + e^x + sin x +
+    ln x + sqrt x + atan x)^60`` did. No proof the budget allows needs one."""
+    if terms > CAPS.polynomial_terms:
+        raise _Unsupported("huge_polynomial")
+
+
 class _Clock:
     def __init__(self, end: float) -> None:
         self.end = end
@@ -207,6 +224,7 @@ class _Algebra:
     def power_of(self, key: Any, base: Poly, n: int) -> Poly:
         hit = self.powers.get((key, n))
         if hit is None:
+            _bound(_power_terms(base, n))
             hit = base ** n
             self.powers[(key, n)] = hit
         return hit
@@ -216,7 +234,10 @@ class _Algebra:
         factors of a product and of a sum's common denominator are 1."""
         if a is None or self._is_one(a):
             return b
-        return a if self._is_one(b) else a * b
+        if self._is_one(b):
+            return a
+        _bound(len(a) * len(b))
+        return a * b
 
     def expand_den(self, a: _Frac) -> Poly:
         out = None
@@ -255,6 +276,7 @@ class _Algebra:
             raise _Unsupported("huge_power")
         if n < 0:
             base, n = self.inv(base), -n
+        _bound(_power_terms(base.num, n))
         return _Frac(base.num ** n, tuple((k, f, m * n) for k, f, m in base.den))
 
     def inv(self, a: _Frac) -> _Frac:
@@ -330,6 +352,7 @@ class _Algebra:
         return self.simplify(num * lift), self.simplify(den * lift)
 
     def same(self, a: tuple[Poly, Poly], b: tuple[Poly, Poly]) -> bool:
+        _bound(max(len(a[0]) * len(b[1]), len(b[0]) * len(a[1])))
         return not self.simplify(a[0] * b[1] - b[0] * a[1])
 
     def fingerprint(self, p: Poly, q: Poly) -> int | None:
@@ -390,6 +413,7 @@ def _reduce(poly: Poly, relations: dict[int, _Relation], order: list[int],
         out = ring_.zero
         for j, terms in buckets.items():
             part = ring_.from_dict({m: c for m, c in terms.items() if c})
+            _bound(len(part) * _power_terms(rel.num, j) * _power_terms(rel.den, top - j))
             out += part * rel.num ** j * rel.den ** (top - j)
         poly = out
     return poly

@@ -363,7 +363,7 @@ def test_flint_ring_is_the_default_where_installed() -> None:
     assert importlib.reload(polys).BACKEND == "flint"
 
 
-@pytest.mark.parametrize("n", [20, 60, 200])
+@pytest.mark.parametrize("n", [60, 200])
 def test_a_huge_polynomial_is_refused_before_it_is_computed(n: int) -> None:
     # (sum of six generators)^60 has ~8 million terms: flint would compute it
     # in C, where no timer stops it, and abort the process when memory ran

@@ -258,8 +258,10 @@ class Caps:
     sum_power: int = 200
     # Terms a normal-form polynomial operation may produce (a product: the
     # product of the lengths; a power: the monomial count). flint's C code
-    # cannot be interrupted, and aborts the process when memory runs out.
-    polynomial_terms: int = 200_000
+    # cannot be interrupted, and aborts the process when memory runs out;
+    # below this one operation takes at most ~0.2 s. A trig identity of the
+    # Rubi set needs 383,000 (4.7.7 #3, proved in ~0.2 s).
+    polynomial_terms: int = 500_000
     term_power: int = 5000
     # Integers at most this large are split into primes for log(c) and
     # c**(p/q); larger ones stay whole (sound, merely less complete).

@@ -44,14 +44,22 @@ def _power_terms(p: Poly, n: int) -> int:
     return t if t <= 1 or n <= 1 else math.comb(n + t - 1, t - 1)
 
 
-def _bound(terms: int) -> None:
+# Operations at least this large (estimated terms) look at the clock first:
+# between them, a proof could run past its budget by seconds.
+_LARGE = 10_000
+
+
+def _bound(terms: int, clock: _Clock) -> None:
     """Refuse an operation whose result may have more than
-    ``CAPS.polynomial_terms`` terms (a product: the product of the lengths).
-    flint computes in C, where neither the step timer nor the clock can stop
-    it, and aborts the process when memory runs out: ``(x + e^x + sin x +
-    ln x + sqrt x + atan x)^60`` did. No proof the budget allows needs one."""
+    ``CAPS.polynomial_terms`` terms (a product: the product of the lengths),
+    and let the clock stop a proof before any large one. flint computes in
+    C, where neither the step timer nor the clock can stop it, and aborts
+    the process when memory runs out: ``(x + e^x + sin x + ln x + sqrt x +
+    atan x)^60`` did. Below the bound one operation takes at most ~0.2 s."""
     if terms > CAPS.polynomial_terms:
         raise _Unsupported("huge_polynomial")
+    if terms >= _LARGE:
+        clock.check()
 
 
 class _Clock:
@@ -224,7 +232,7 @@ class _Algebra:
     def power_of(self, key: Any, base: Poly, n: int) -> Poly:
         hit = self.powers.get((key, n))
         if hit is None:
-            _bound(_power_terms(base, n))
+            _bound(_power_terms(base, n), self.clock)
             hit = base ** n
             self.powers[(key, n)] = hit
         return hit
@@ -236,7 +244,7 @@ class _Algebra:
             return b
         if self._is_one(b):
             return a
-        _bound(len(a) * len(b))
+        _bound(len(a) * len(b), self.clock)
         return a * b
 
     def expand_den(self, a: _Frac) -> Poly:
@@ -276,7 +284,7 @@ class _Algebra:
             raise _Unsupported("huge_power")
         if n < 0:
             base, n = self.inv(base), -n
-        _bound(_power_terms(base.num, n))
+        _bound(_power_terms(base.num, n), self.clock)
         return _Frac(base.num ** n, tuple((k, f, m * n) for k, f, m in base.den))
 
     def inv(self, a: _Frac) -> _Frac:
@@ -352,7 +360,7 @@ class _Algebra:
         return self.simplify(num * lift), self.simplify(den * lift)
 
     def same(self, a: tuple[Poly, Poly], b: tuple[Poly, Poly]) -> bool:
-        _bound(max(len(a[0]) * len(b[1]), len(b[0]) * len(a[1])))
+        _bound(max(len(a[0]) * len(b[1]), len(b[0]) * len(a[1])), self.clock)
         return not self.simplify(a[0] * b[1] - b[0] * a[1])
 
     def fingerprint(self, p: Poly, q: Poly) -> int | None:
@@ -413,7 +421,7 @@ def _reduce(poly: Poly, relations: dict[int, _Relation], order: list[int],
         out = ring_.zero
         for j, terms in buckets.items():
             part = ring_.from_dict({m: c for m, c in terms.items() if c})
-            _bound(len(part) * _power_terms(rel.num, j) * _power_terms(rel.den, top - j))
+            _bound(len(part) * _power_terms(rel.num, j) * _power_terms(rel.den, top - j), clock)
             out += part * rel.num ** j * rel.den ** (top - j)
         poly = out
     return poly

@@ -204,3 +204,23 @@ def test_workers_run_with_a_larger_sympy_cache():
         assert pool._get_executor().submit(_sympy_cache_size).result() == expected
     finally:
         pool.close()
+
+
+def _collector_state() -> tuple[int, int]:
+    import gc
+
+    return gc.get_threshold()[0], gc.get_freeze_count()
+
+
+@pytest.mark.slow
+def test_workers_collect_rarely_and_freeze_what_warm_up_left():
+    from rewards.check.limits import CAPS
+
+    pool = CheckPool(RewardConfig(workers=1))
+    try:
+        young, frozen = pool._get_executor().submit(_collector_state).result()
+    finally:
+        pool.close()
+    assert young == CAPS.young_collection_allocations
+    # SymPy's modules and the warm caches: far more than a bare interpreter.
+    assert frozen > 20_000

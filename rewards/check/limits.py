@@ -284,6 +284,9 @@ class Caps:
     # SymPy's constructor cache in a worker (SYMPY_CACHE_SIZE; SymPy's own
     # default is 1,000).
     sympy_cache_entries: int = 20_000
+    # Allocations between a worker's young-generation collections (Python's
+    # default is 700; reward/pool.py, _quiet_collector).
+    young_collection_allocations: int = 10_000
     # Integrands a reward has warned about (several free symbols, none given):
     # once each, up to this many.
     warned_integrands: int = 10_000

@@ -224,3 +224,38 @@ def test_workers_collect_rarely_and_freeze_what_warm_up_left():
     assert young == CAPS.young_collection_allocations
     # SymPy's modules and the warm caches: far more than a bare interpreter.
     assert frozen > 20_000
+
+
+def test_jobs_from_more_join_the_call_after_the_first_tasks_are_out():
+    # The reward extracts the rest of a batch while the workers start on its
+    # first groups: `more` is asked once, with tasks already submitted, and
+    # its jobs' results follow the first ones, in order.
+    pool = CheckPool(RewardConfig(workers=1, timeout_s=10))
+    first = [good(k) for k in range(3)]
+    later = [Job(r"\frac{x^{3}}{3}", "x**2", "x"), Job(r"x^{3}", "x**2", "x"), good(9)]
+    asked: list[int] = []
+
+    def more() -> list[Job]:
+        asked.append(pool.stats.tasks)
+        return later
+
+    try:
+        results = pool.run(first, more=more)
+    finally:
+        pool.close()
+    assert asked and asked[0] >= 1 and len(asked) == 1
+    assert [r.verdict for r in results] == [Verdict.CORRECT] * 3 + [
+        Verdict.CORRECT, Verdict.WRONG, Verdict.CORRECT]
+
+
+def test_jobs_from_more_are_answered_when_the_call_ends_before_them():
+    # A call whose budget ran out before it asked for the rest still asks,
+    # and answers those jobs TIMEOUT with the others.
+    pool = CheckPool(RewardConfig(workers=1, timeout_s=0.01, watchdog_margin_s=0.01),
+                     check_fn=faulty_check)
+    try:
+        results = pool.run([Job(HANG, "x", "x")] * 3, more=lambda: [good(1), good(2)])
+    finally:
+        pool.close()
+    assert len(results) == 5
+    assert all(r.verdict is Verdict.TIMEOUT for r in results)

@@ -124,6 +124,29 @@ def test_an_answer_and_the_same_answer_plus_c_are_checked_once():
 
 
 @pytest.mark.slow
+def test_a_batch_past_its_first_groups_is_extracted_while_they_run():
+    # One worker, one job per task: the first 2 rows (to the end of their
+    # group) go out before the rest is extracted. Answers of the rest that
+    # repeat one already sent are not sent again, every row is answered in
+    # its place, and the rows without an integrand stay unjudged.
+    extra = {}
+    rows = [(RIGHT, "x**2"), (WRONG, "x**2"), (r"\boxed{x^3/3}", "x**2"),
+            (r"\boxed{\sin(x)}", "cos(x)"), (r"\boxed{-\cos(x)}", "cos(x)"),
+            (RIGHT, "x**2"), (r"\boxed{\sin(x) + C}", "cos(x)"), (NO_BOX, "x**2"),
+            (RIGHT, None), (r"\boxed{e^x}", "exp(x)"), (WRONG, "x**2"), (r"\boxed{x}", "1")]
+    with AntiderivativeReward(workers=1, chunk_size=1) as r:
+        assert r._head_rows([(c, f, None) for c, f in rows]) == 3  # 2, to the group's end
+        out = call(r, [c for c, _ in rows], [f for _, f in rows], log_extra=extra.__setitem__)
+        # The distinct answers, 3 in the first rows and 4 new ones after.
+        assert r.runtime_stats()["tasks"] == 7
+        cached = r.last_metrics["cache_hit_rate"]
+    assert out == [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, -0.2, None, 1.0, 0.0, 1.0]
+    assert cached == pytest.approx(3 / 10)  # rows 5, 6 and 10 of the 10 with an answer
+    assert extra[f"{r.__name__}/extracted_answer"][:3] == [r"\frac{x^{3}}{3} + C", "x^3",
+                                                          "x^3/3"]
+
+
+@pytest.mark.slow
 def test_pickles_and_works_from_a_thread(reward):
     clone = pickle.loads(pickle.dumps(reward))
     try:

@@ -272,34 +272,58 @@ class AntiderivativeReward:
             cfg = self.config
             outcomes: list[Outcome | None] = [None] * len(completions)
             jobs: dict[int, Job] = {}
-            for i, (completion, integrand, symbol) in enumerate(
-                    zip(completions, integrands, symbols, strict=True)):
-                symbol, integrand = self._symbol(symbol), key_text(integrand)
-                if integrand is None:
-                    outcomes[i] = Outcome(False, None, None, None, None, symbol)
-                    continue
-                job = build_job(completion_text(completion), integrand, self._request_for(symbol))
-                if isinstance(job, CheckResult):
-                    outcomes[i] = self._outcome(job, None, integrand, symbol)
-                    continue
-                jobs[i] = job
-
             # Dedup within the batch and across batches: GRPO groups repeat
             # answers (F and F + C are one job).
             unique: dict[Job, list[int]] = {}
-            for i, job in jobs.items():
-                unique.setdefault(job, []).append(i)
             hits: dict[Job, dict] = {}
-            for job in unique:
-                if job in self._cache:
-                    self._cache.move_to_end(job)
-                    hits[job] = self._cache[job]
-            # Jobs of one integrand side by side: a chunk then shares its parsed
-            # integrand, and a worker's memo sees F and F + C together. A row
-            # without a variable (None: inferred by the checker) sorts before named ones.
-            misses = sorted((job for job in unique if job not in hits),
-                            key=lambda job: (job.integrand, job.symbol is not None, job.symbol or ""))
-            fresh = dict(zip(misses, self._pool.run_wire(misses), strict=True))
+            rows = list(zip(completions, integrands, symbols, strict=True))
+
+            def misses(start: int, stop: int) -> list[Job]:
+                # The jobs of rows [start, stop) that neither an earlier row
+                # nor the cache answers. Jobs of one integrand side by side: a
+                # chunk then shares its parsed integrand, and a worker's memo
+                # sees F and F + C together. A row without a variable (None:
+                # inferred by the checker) sorts before named ones.
+                new: list[Job] = []
+                for i in range(start, stop):
+                    completion, integrand, symbol = rows[i]
+                    symbol, integrand = self._symbol(symbol), key_text(integrand)
+                    if integrand is None:
+                        outcomes[i] = Outcome(False, None, None, None, None, symbol)
+                        continue
+                    job = build_job(completion_text(completion), integrand,
+                                    self._request_for(symbol))
+                    if isinstance(job, CheckResult):
+                        outcomes[i] = self._outcome(job, None, integrand, symbol)
+                        continue
+                    jobs[i] = job
+                    if job in unique:
+                        unique[job].append(i)
+                        continue
+                    unique[job] = [i]
+                    if job in self._cache:
+                        self._cache.move_to_end(job)
+                        hits[job] = self._cache[job]
+                    else:
+                        new.append(job)
+                return sorted(new, key=lambda job: (job.integrand, job.symbol is not None,
+                                                    job.symbol or ""))
+
+            # The first groups go to the workers before the rest of the batch
+            # is extracted: the workers start on them while this process reads
+            # the other responses (extraction was the whole time the workers
+            # waited at the start of a call).
+            head = self._head_rows(rows)
+            first = misses(0, head)
+            checked = list(first)  # the jobs sent, in the order of their results
+
+            def rest() -> list[Job]:
+                later = misses(head, len(rows))
+                checked.extend(later)
+                return later
+
+            results = self._pool.run_wire(first, more=rest if head < len(rows) else None)
+            fresh = dict(zip(checked, results, strict=True))
             for job, raw in fresh.items():
                 # Deadline outcomes depend on load, not on the answer: don't cache.
                 if raw["verdict"] not in (Verdict.TIMEOUT.value, Verdict.CHECKER_ERROR.value):
@@ -321,6 +345,23 @@ class AntiderivativeReward:
                                                 job.symbol, cached)
                     self._warn_if_ambiguous(result, job.integrand)
             return outcomes  # type: ignore[return-value]
+
+    def _head_rows(self, rows: list) -> int:
+        """How many rows to extract before the pool starts: enough for two
+        full tasks per worker (what the pool keeps queued), up to the end of
+        the group there (the rows of one integrand, one after the other in a
+        GRPO batch), so that a group's answers stay in one task. All of a
+        small batch."""
+        want = 2 * self._pool.workers * self._pool.chunk_size
+        if len(rows) <= 2 * want:
+            return len(rows)
+        def group(i: int) -> tuple:
+            return key_text(rows[i][1]), key_text(rows[i][2])
+
+        end = want
+        while end < len(rows) and group(end) == group(end - 1):
+            end += 1
+        return end
 
     def _warn_if_ambiguous(self, result: CheckResult, integrand: str) -> None:
         # A row with several free symbols and no variable: the checker chose

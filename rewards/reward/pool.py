@@ -321,6 +321,11 @@ def _check_chunk(jobs: list[Job], request: CheckRequest,
     return out, {"pid": os.getpid(), "rss_mb": _rss_mb()}
 
 
+def _as_jobs(jobs: list) -> list[Job]:
+    # A plain (answer, integrand, symbol) tuple is a job too.
+    return [job if isinstance(job, Job) else Job(*job) for job in jobs]
+
+
 def _size(job: Job) -> int:
     # What a check's cost grows with, known before it runs: the length of
     # what it parses (answer, alternatives, integrand as text).
@@ -532,15 +537,25 @@ class CheckPool:
             self.stats.worker_rss_mb.clear()
 
     # -- the run loop ------------------------------------------------------
-    def run(self, jobs: list[Job]) -> list[CheckResult]:
-        """Check every job; always returns len(jobs) results. A plain
-        ``(answer, integrand, symbol)`` tuple is a job too."""
-        return [CheckResult.from_dict(raw) for raw in self.run_wire(jobs)]
+    def run(self, jobs: list[Job],
+            more: Callable[[], list[Job]] | None = None) -> list[CheckResult]:
+        """Check every job (and those ``more`` adds: :meth:`run_wire`); always
+        one result per job. A plain ``(answer, integrand, symbol)`` tuple is a
+        job too."""
+        return [CheckResult.from_dict(raw) for raw in self.run_wire(jobs, more)]
 
-    def run_wire(self, jobs: list[Job]) -> list[dict]:
+    def run_wire(self, jobs: list[Job],
+                 more: Callable[[], list[Job]] | None = None) -> list[dict]:
         """:meth:`run`, each result in the wire form the workers return
-        (:meth:`CheckResult.to_dict`), which the reward caches as is."""
-        jobs = [job if isinstance(job, Job) else Job(*job) for job in jobs]
+        (:meth:`CheckResult.to_dict`), which the reward caches as is.
+
+        ``more``, when given, is called once, as soon as the first tasks are
+        with the workers: the jobs it returns join the call (their results
+        follow ``jobs``'). The caller prepares them while the workers start
+        on ``jobs``."""
+        jobs = _as_jobs(jobs)
+        if not jobs and more is not None:
+            jobs, more = _as_jobs(more()), None
         results: list[CheckResult | dict | None] = [None] * len(jobs)
         if not jobs:
             return []
@@ -552,17 +567,27 @@ class CheckPool:
         started = time.monotonic()
         call_budget = self.call_budget(len(jobs))
 
-        pending: deque[list[int]] = deque(self._chunks(jobs))
+        # The first jobs alone have no end of the call to balance (the end
+        # is in what ``more`` adds): whole chunks, no single-job tail.
+        pending: deque[list[int]] = deque(self._chunks(jobs, tail=more is None))
         suspects: deque[int] = deque()
         strikes: dict[int, int] = {}
         inflight: dict[Any, _Task] = {}
 
         try:
-            while pending or suspects or inflight:
+            while pending or suspects or inflight or more is not None:
                 if time.monotonic() - started > call_budget or self._cancelled.is_set():
                     break
                 executor = self._get_executor()
                 self._fill(executor, jobs, pending, suspects, inflight)
+                if more is not None and (inflight or not pending):
+                    later, more = _as_jobs(more()), None
+                    base = len(jobs)
+                    jobs.extend(later)
+                    results.extend([None] * len(later))
+                    pending.extend([[base + i for i in task] for task in self._chunks(later)])
+                    call_budget = self.call_budget(len(jobs))
+                    self._fill(executor, jobs, pending, suspects, inflight)
                 if not inflight:  # the executor broke on submit; a fresh one next loop
                     continue
                 now = time.monotonic()
@@ -605,7 +630,11 @@ class CheckPool:
             self.kill()
             raise
 
-        if inflight or pending or suspects:
+        if more is not None:  # the call ended before it was asked for: those jobs too
+            later = _as_jobs(more())
+            jobs.extend(later)
+            results.extend([None] * len(later))
+        if inflight or pending or suspects or any(value is None for value in results):
             self.kill()
             reason = "cancelled" if self._cancelled.is_set() else "call_budget"
             for i, value in enumerate(results):
@@ -619,7 +648,7 @@ class CheckPool:
         # Small batches: one sample per task so every worker gets work.
         return max(1, min(self.chunk_size, math.ceil(n / (self.workers * 2))))
 
-    def _chunks(self, jobs: list[Job]) -> list[list[int]]:
+    def _chunks(self, jobs: list[Job], tail: bool = True) -> list[list[int]]:
         """Job indices per task: chunks, then one job per task for the last
         two per worker, so a call does not end with one worker finishing a
         whole chunk while the others idle (concurrent callers make many
@@ -635,10 +664,11 @@ class CheckPool:
         the estimate. A call ends when its last task does, and a 200 ms
         check left for the end kept one worker busy alone (the hard batch's
         heaviest check sat in the group that sorted last, by integrand).
+        Without ``tail``, no single-job tasks at the end.
         """
         n = len(jobs)
         chunk = self._chunk_for(n)
-        singles = min(n, 2 * self.workers) if chunk > 1 else 0
+        singles = min(n, 2 * self.workers) if chunk > 1 and tail else 0
         groups: dict[tuple, list[int]] = {}
         for i, job in enumerate(jobs):
             groups.setdefault((job.integrand, job.symbol), []).append(i)

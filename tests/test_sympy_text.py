@@ -173,9 +173,10 @@ def test_sympy_cache_is_not_polluted():
     assert Abs(-2 * x) == 2 * Abs(x)
 
 
-def test_function_of_symbol_is_unevaluated_until_rebound():
-    # Functions of symbolic arguments are built unevaluated (see _apply); the
-    # checker's real-variable rebinding evaluates them.
+def test_function_of_symbol_is_unevaluated():
+    # Functions of symbolic arguments are built unevaluated (see _apply), and
+    # the checker's rebinding to a real variable keeps them so
+    # (tests/test_rebinding.py); xreplace or doit() evaluates them.
     result = parse_sympy_text("sin(-x) + cos(-x)")
     assert result == sin(-x, evaluate=False) + cos(-x, evaluate=False)
     xr = Symbol("x", real=True)

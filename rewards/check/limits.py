@@ -278,6 +278,11 @@ class Caps:
     # memoize (a check digests its F' twice, a group shares its integrand);
     # cleared when full, like the leaves.
     seed_streams: int = 512
+    # Nodes rebound to real symbols that are kept (prepare/real.py,
+    # bind_real), per set of names rebound and for so many sets; cleared
+    # when full.
+    rebound_nodes: int = 20_000
+    rebound_name_sets: int = 64
     # Expressions whose free symbols a worker keeps (reward/pool.py,
     # _cached_free_symbols); cleared when full.
     free_symbol_sets: int = 100_000

@@ -130,21 +130,25 @@ def time_limit(seconds: float) -> Iterator[bool]:
         previous_handler = signal.signal(signal.SIGALRM, _raise_step_timeout)
         previous_hook = sys.unraisablehook
         sys.unraisablehook = _redelivering(previous_hook)
-    outer_remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+    # One call arms this limit and reads the outer one (a sample point has
+    # its own limit: the timer calls are most of what a limit costs).
     started = time.monotonic()
-    limit = seconds if outer_remaining <= 0 else min(seconds, outer_remaining)
-    signal.setitimer(signal.ITIMER_REAL, limit)
+    outer_remaining, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    if 0 < outer_remaining < seconds:
+        signal.setitimer(signal.ITIMER_REAL, outer_remaining)
     try:
         yield True
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        if outer_remaining > 0:
+            left = outer_remaining - (time.monotonic() - started)
+            # Re-arms the outer limit in the same call that ends this one; one
+            # that already passed fires at once.
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-4))
+        else:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         if not nested:
             sys.unraisablehook = previous_hook
             signal.signal(signal.SIGALRM, previous_handler)
-        if outer_remaining > 0:
-            left = outer_remaining - (time.monotonic() - started)
-            # An outer limit that already passed fires at once on re-arm.
-            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-4))
 
 
 def within(seconds: float, deadline: Deadline, fn, *args):

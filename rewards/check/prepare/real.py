@@ -10,23 +10,74 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Iterable
 
 import sympy as sp
 
 from ..context import Check
 from ..errors import ParseFailure
+from ..limits import CAPS
 from ..result import Shown, Verdict
 from .piecewise import piecewise_refusal
 
 
-def bind_real(expr: sp.Expr, name: str, real_symbol: sp.Symbol) -> sp.Expr:
-    """Rebind the integration variable to a real symbol.
+def bind_real(expr: sp.Expr, names: Iterable[str]) -> sp.Expr:
+    """Rebind the symbols of these names to ``Symbol(name, real=True)``.
 
     Without ``real=True``, ``diff(log(Abs(x)), x)`` returns unevaluated
     ``re``/``im`` derivatives instead of ``sign(x)/Abs(x)``, which makes every
     ``ln|x|`` answer -- the single most common form -- unverifiable.
+
+    Each sum, product, power and function is rebuilt over the real symbols
+    without evaluating it again: the parser built it over these same real
+    symbols and then swapped in plain ones the same way
+    (:func:`~rewards.check.parse.sympy_text.builder._to_plain`), so this
+    gives back the tree it built. ``xreplace`` evaluated every node again,
+    which was 9% of a worker's time, and evaluated the functions of a symbol
+    that the parser leaves unevaluated on purpose (``_apply``: their
+    evaluation can run for minutes). A tree from elsewhere (a SymPy
+    expression passed in, a rewrite of the parsed one) was evaluated over
+    plain symbols, which assume less than real ones: it is the same
+    function of a real variable, as written.
     """
-    return expr.xreplace({s: real_symbol for s in expr.free_symbols if s.name == name})
+    names = set(names)
+    real = {s: sp.Symbol(s.name, real=True) for s in expr.free_symbols if s.name in names}
+    if not real:
+        return expr
+    memo = _REBOUND.get(frozenset(names))
+    if memo is None or len(memo) > CAPS.rebound_nodes:
+        if len(_REBOUND) >= CAPS.rebound_name_sets:
+            _REBOUND.clear()
+        memo = _REBOUND[frozenset(names)] = {}
+
+    def rebind(node: sp.Basic) -> sp.Basic:
+        done = memo.get(node)
+        if done is not None:
+            return done
+        if node in real:
+            out = real[node]
+        elif not node.args:
+            out = node
+        else:
+            args = tuple(rebind(a) for a in node.args)
+            if all(new is old for new, old in zip(args, node.args, strict=True)):
+                out = node
+            elif isinstance(node, _AS_BUILT):
+                out = node.func(*args, evaluate=False)
+            else:  # Piecewise, relations, ...: built as xreplace builds them
+                out = node.func(*args)
+        memo[node] = out
+        return out
+
+    return rebind(expr)
+
+
+# What _to_plain rebuilds without evaluating, and so what is rebuilt here so.
+_AS_BUILT = (sp.Add, sp.Mul, sp.Pow, sp.Function)
+# Nodes rebound before, by the names rebound (cleared when full). A group's
+# answers share terms: each is rebuilt once, and its SymPy assumptions,
+# kept on the node, are worked out once (a node built again asks them again).
+_REBOUND: dict[frozenset, dict[sp.Basic, sp.Basic]] = {}
 
 
 def normalize(expr: sp.Expr, rules: list[str]) -> sp.Expr:
@@ -66,13 +117,6 @@ def normalize(expr: sp.Expr, rules: list[str]) -> sp.Expr:
 
 
 
-def bind_real_parameters(expr: sp.Expr, params: dict[str, sp.Symbol]) -> sp.Expr:
-    """Rebind the parameters to their real symbols (``params``: name -> symbol)."""
-    if not params:
-        return expr  # most integrands have none: no walk for the free symbols
-    return expr.xreplace({s: params[s.name] for s in expr.free_symbols if s.name in params})
-
-
 def real_parameters(params: set[str] | tuple[str, ...]) -> dict[str, sp.Symbol]:
     """Parameters are real and of either sign: an answer must hold for every
     admissible value (positive symbols made |a| and sqrt(a^2) into a, so
@@ -86,8 +130,7 @@ def real_integrand(integrand: sp.Expr, symbol: str, params: tuple[str, ...]) -> 
     """The integrand over real symbols, normalized: the same for every
     answer of a GRPO group, so bound once (rebuilding it re-asks SymPy's
     assumptions on every node)."""
-    integrand = bind_real_parameters(integrand, real_parameters(params))
-    return normalize(bind_real(integrand, symbol, sp.Symbol(symbol, real=True)), [])
+    return normalize(bind_real(integrand, (symbol, *params)), [])
 
 
 def real_stage(check: Check, answer: sp.Expr, integrand: sp.Expr, params: set[str]
@@ -100,7 +143,7 @@ def real_stage(check: Check, answer: sp.Expr, integrand: sp.Expr, params: set[st
     real_symbol = sp.Symbol(symbol, real=True)
     param_symbols = real_parameters(params)
     rules = ["bind_real_symbol"]
-    answer = bind_real(bind_real_parameters(answer, param_symbols), symbol, real_symbol)
+    answer = bind_real(answer, (symbol, *param_symbols))
     try:
         answer = normalize(answer, rules)
         integrand = real_integrand(integrand, symbol, tuple(sorted(params)))

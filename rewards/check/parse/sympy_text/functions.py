@@ -20,10 +20,12 @@ def _apply(func, args):
     assumptions (is_real, is_zero, ...) through the whole argument, and for a
     complex argument that splits powers into real and imaginary parts term by
     term: Abs(exp(y**300)), elliptic_k(sech(y**50)) or log(sinh((x+I)**50))
-    ran for seconds to minutes (measured with plain symbols; see _to_plain). Leaving these unevaluated loses nothing: the
-    checker rebinds the variable as a real symbol with ``xreplace``, which
-    rebuilds -- and so evaluates -- every node that contains it. Functions of
-    constants are evaluated here, after the constant guards.
+    ran for seconds to minutes (measured with plain symbols; see _to_plain).
+    Leaving these unevaluated loses nothing: ``sin(-x)`` is the function
+    ``-sin(x)`` is, its derivative and its values at points are the same, and
+    the checker's rebinding to a real variable keeps the node as built
+    (:func:`rewards.check.prepare.real.bind_real`). Functions of constants are
+    evaluated here, after the constant guards.
     """
     return func(*args, evaluate=not any(a.free_symbols for a in args))
 

@@ -70,10 +70,16 @@ def symengine_derivative(term: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
         # SymEngine folds (1/u)**r into u**(-r) and sqrt(u)*sqrt(1/u) into 1 as
         # it builds them, wrong for u < 0: a term SymEngine does not build
         # node for node as SymPy holds it is SymPy's.
-        converted = _to_symengine(term, {})
+        built: dict = {}
+        converted = _to_symengine(term, built)
         if converted is None:
             return None
-        derivative = _to_sympy(converted.diff(se.Symbol(x.name)), by_name, {})
+        # F' holds the term's own subtrees (the chain rule's inner u, the
+        # product rule's other factor): those come back as the SymPy nodes
+        # they were made from, not built again (a new node asks SymPy's
+        # assumptions again, most of the time converting F' took).
+        made_from = {copy: node for node, copy in built.items() if copy is not None}
+        derivative = _to_sympy(converted.diff(se.Symbol(x.name)), by_name, made_from)
     except Exception:  # noqa: BLE001 - anything SymEngine refuses is SymPy's
         return None
     if derivative.has(sp.Derivative, sp.Subs) or not derivative.free_symbols <= symbols:

@@ -655,3 +655,46 @@ def test_an_expanded_logistic_integrand_is_judged():
     wrong = check_antiderivative("x**2 + 1/(1+exp(-100*(x-137/10))) + x/10**9", f,
                                  answer_syntax="sympy")
     assert wrong.verdict is Verdict.WRONG
+
+
+def test_a_call_or_operation_built_before_is_reused_under_the_same_bounds(monkeypatch):
+    # A group's answers share terms: their text is built once, and is the
+    # same expression after as built afresh (the table cleared).
+    from rewards.check.parse.sympy_text import builder
+
+    built: list[str] = []
+    plain_build = builder._Builder._build
+
+    def counting(self, node):
+        if isinstance(node, ast.Call):
+            built.append(ast.unparse(node))
+        return plain_build(self, node)
+
+    monkeypatch.setattr(builder._Builder, "_build", counting)
+    builder._BUILT.clear()
+    parse_sympy_text("46475*log(3*x + 2) - 3025/(5*x + 3)")
+    second = parse_sympy_text("92950*log(3*x + 2) + x")
+    assert built == ["log(3 * x + 2)"]
+    builder._BUILT.clear()
+    assert parse_sympy_text("92950*log(3*x + 2) + x") == second
+    assert built == ["log(3 * x + 2)"] * 2
+
+
+def test_a_term_built_under_roomier_bounds_is_still_refused_in_an_answer():
+    # An integrand's bounds are roomier than an answer's: what one built is
+    # not handed to the other.
+    from rewards.check.errors import ParseFailure
+    from rewards.check.limits import INTEGRAND
+
+    text = "sin(x + 7**2000)"
+    assert parse_sympy_text(text, limits=INTEGRAND, answer=False).has(sympy.sin)
+    with pytest.raises(ParseFailure):
+        parse_sympy_text(text)
+
+
+def test_a_refused_term_is_refused_again():
+    from rewards.check.errors import ParseFailure
+
+    for _ in range(2):
+        with pytest.raises(ParseFailure):
+            parse_sympy_text("x + sin(x + 7**2000)")

@@ -278,6 +278,10 @@ class Caps:
     # memoize (a check digests its F' twice, a group shares its integrand);
     # cleared when full, like the leaves.
     seed_streams: int = 512
+    # Calls and operations of parsed answers kept by their text, per set of
+    # parser bounds (parse/sympy_text/builder.py, _Builder.build); cleared
+    # when full.
+    built_subterms: int = 8192
     # Nodes rebound to real symbols that are kept (prepare/real.py,
     # bind_real), per set of names rebound and for so many sets; cleared
     # when full.

@@ -10,7 +10,7 @@ import re
 import sympy
 
 from ...errors import ParseFailure
-from ...limits import ANSWER, INTEGRAND, Limits
+from ...limits import ANSWER, CAPS, INTEGRAND, Limits
 from ..names import (
     GREEK_NAMES,
     is_constant_name,
@@ -78,6 +78,22 @@ def _fail_syntax(node: ast.AST, what: str | None = None) -> ParseFailure:
 
 
 # --- the builder -----------------------------------------------------------
+# Expressions built from a call's or an operation's text, by builder bounds
+# (see _Builder.build): a few sets of bounds are in use at once (answers and
+# integrands, a variable or two).
+_BUILT: dict[tuple, dict[str, sympy.Expr]] = {}
+_BOUND_SETS_KEPT = 8
+
+
+def _built_under(key: tuple) -> dict[str, sympy.Expr]:
+    built = _BUILT.get(key)
+    if built is None:
+        if len(_BUILT) >= _BOUND_SETS_KEPT:
+            _BUILT.clear()
+        built = _BUILT[key] = {}
+    return built
+
+
 class _Builder:
     def __init__(self, text: str, symbol: str, max_depth: int, max_nodes: int,
                  max_exponent: int = ANSWER.exponent, answer: bool = True,
@@ -99,6 +115,11 @@ class _Builder:
         # parses), and this parse's _mag estimates.
         self._checked = passed_nodes(self.bounds)
         self._mags: dict[sympy.Expr, float] = {}
+        # Calls and operations built before from the same text under the same
+        # bounds (see build); their text is a slice of this one when every
+        # AST offset (UTF-8 bytes, line 1) is a character index.
+        self._built = _built_under(self.bounds.key() + (answer,)) \
+            if text.isascii() and "\n" not in text and "\r" not in text else None
 
     def _post(self, expr: sympy.Expr, deep: bool) -> sympy.Expr:
         """:func:`_check_built` with this parse's bounds and passed nodes."""
@@ -330,6 +351,24 @@ class _Builder:
         return sympy.And(*relations)
 
     def build(self, node: ast.expr) -> sympy.Expr:
+        """The SymPy expression of ``node``. A call or an operation whose text
+        was built before under the same bounds is that expression: a GRPO
+        group's answers share their terms and the functions in them (F, 2F,
+        -F, F + x), and building is SymPy's evaluation, a sixth of a check.
+        The build of a node depends on its text and the bounds alone (names
+        and constants are fixed tables; notes are the root's)."""
+        if self._built is None or not isinstance(node, (ast.Call, ast.BinOp)):
+            return self._build(node)
+        text = self.text[node.col_offset:node.end_col_offset]  # type: ignore[attr-defined]
+        built = self._built.get(text)
+        if built is None:
+            built = self._build(node)
+            if len(self._built) >= CAPS.built_subterms:
+                self._built.clear()
+            self._built[text] = built
+        return built
+
+    def _build(self, node: ast.expr) -> sympy.Expr:
         if _is_piecewise(node):
             assert isinstance(node, ast.Call)
             pairs = [(self.build(pair.elts[0]), self.condition(pair.elts[1]))

@@ -282,6 +282,9 @@ class Caps:
     # parser bounds (parse/sympy_text/builder.py, _Builder.build); cleared
     # when full.
     built_subterms: int = 8192
+    # Nodes of parsed answers kept with their plain-symbol copy (the same
+    # file, _to_plain); cleared when full.
+    plain_nodes: int = 65_536
     # Nodes rebound to real symbols that are kept (prepare/real.py,
     # bind_real), per set of names rebound and for so many sets; cleared
     # when full.

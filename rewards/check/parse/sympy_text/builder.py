@@ -509,6 +509,9 @@ class _Builder:
         return _apply(sympy.exp, [arg])
 
 
+_PLAIN: dict[sympy.Basic, sympy.Basic] = {}
+
+
 def _to_plain(expr: sympy.Expr) -> sympy.Expr:
     """Swap the real symbols used while building for plain ``Symbol(name)``.
 
@@ -526,7 +529,11 @@ def _to_plain(expr: sympy.Expr) -> sympy.Expr:
     whose results would land in SymPy's shared cache under the keys of
     ordinary evaluated calls.
     """
-    memo: dict[sympy.Basic, sympy.Basic] = {}
+    # Kept across parses, like the built terms (a group's answers share
+    # them): each is swapped once. Cleared when full.
+    memo = _PLAIN
+    if len(memo) > CAPS.plain_nodes:
+        memo.clear()
 
     def rebuild(e: sympy.Basic) -> sympy.Basic:
         done = memo.get(e)

@@ -289,7 +289,7 @@ class Caps:
     # bind_real), per set of names rebound and for so many sets; cleared
     # when full.
     rebound_nodes: int = 20_000
-    rebound_name_sets: int = 64
+    rebound_name_sets: int = 8
     # Expressions whose free symbols a worker keeps (reward/pool.py,
     # _cached_free_symbols); cleared when full.
     free_symbol_sets: int = 100_000

@@ -19,7 +19,6 @@ same job, and the same result, in-process and in a worker.
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,7 +128,9 @@ def cache_entry(job: Job, wire: dict[str, Any]) -> tuple[Job, dict[str, Any]]:
     stages = wire.get("stages") or []
     if job.extraction is not None and stages and stages[0].get("stage") == job.extraction.stage:
         wire = {**wire, "stages": stages[1:]}
-    return dataclasses.replace(job, extraction=None), wire
+    # Not dataclasses.replace: it inspects the fields on every call, for
+    # every fresh result of a batch.
+    return Job(job.answer, job.integrand, job.symbol, job.alternatives), wire
 
 
 __all__ = ["Job", "build_job", "cache_entry", "job_result"]

@@ -324,11 +324,12 @@ class AntiderivativeReward:
 
             results = self._pool.run_wire(first, more=rest if head < len(rows) else None)
             fresh = dict(zip(checked, results, strict=True))
-            for job, raw in fresh.items():
-                # Deadline outcomes depend on load, not on the answer: don't cache.
-                if raw["verdict"] not in (Verdict.TIMEOUT.value, Verdict.CHECKER_ERROR.value):
-                    key, entry = cache_entry(job, raw)
-                    self._cache[key] = entry
+            if cfg.cache_size > 0:
+                for job, raw in fresh.items():
+                    # Deadline outcomes depend on load, not on the answer: don't cache.
+                    if raw["verdict"] not in (Verdict.TIMEOUT.value, Verdict.CHECKER_ERROR.value):
+                        key, entry = cache_entry(job, raw)
+                        self._cache[key] = entry
             while len(self._cache) > max(0, int(cfg.cache_size)):
                 self._cache.popitem(last=False)
 

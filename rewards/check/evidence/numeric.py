@@ -255,6 +255,7 @@ class NumericComparer:
         self._values: dict[int, dict[int, tuple[Any, Any]]] = {}
         # Points found to say nothing (see _cancellation_far_out).
         self._dropped: set[int] = set()
+        self._sizes: dict[int, Any] = {}
         # A literal with d digits can hide a change of size 10^-d (inside a
         # function or a factor, where invisible_terms cannot see it): the
         # confirmation must resolve twice that (cos(10^-d) - 1 ~ 10^-2d).
@@ -318,8 +319,12 @@ class NumericComparer:
         return re_ if im_ == "0" else f"{re_}{'+' if not im_.startswith('-') else ''}{im_}j"
 
     def _size(self, index: int) -> Any:
-        re_, im_ = self.points[index]
-        return abs(mp.mpc(mp.mpf(re_), mp.mpf(im_)))
+        # |point|, asked of a point by the first look and again by its test.
+        size = self._sizes.get(index)
+        if size is None:
+            re_, im_ = self.points[index]
+            size = self._sizes[index] = abs(mp.mpc(mp.mpf(re_), mp.mpf(im_)))
+        return size
 
     def _record(self, decision: str, levels: tuple[int, ...], worst: list[Any], n_usable: int,
                 point: str | None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Each distinct node of a SymPy tree, once.
+"""Walks of SymPy trees: each distinct node once, and symbols swapped as built.
 
 A derivative repeats its inner functions (the chain rule writes u and u'
 next to every f'(u)), and a group's answers share subtrees with their
@@ -8,7 +8,7 @@ into a subtree it has already seen; ``sympy.preorder_traversal`` does.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import sympy as sp
 
@@ -29,3 +29,45 @@ def distinct_nodes(expr: sp.Basic) -> Iterator[sp.Basic]:
         seen.add(node)
         stack.extend(node.args)
         yield node
+
+
+# Nodes a swap rebuilds without evaluating (the rest go through their
+# constructor, as ``xreplace`` rebuilds them).
+_AS_BUILT = (sp.Add, sp.Mul, sp.Pow, sp.Function)
+
+
+def swap_leaves(expr: sp.Basic, swap: Callable[[sp.Basic], sp.Basic],
+                memo: dict[sp.Basic, sp.Basic]) -> sp.Basic:
+    """``expr`` with each leaf replaced by ``swap(leaf)`` (the leaf itself
+    where nothing changes), and every sum, product, power and function above
+    a changed leaf rebuilt without evaluating it again; other nodes
+    (Piecewise, relations) through their constructor. ``memo`` holds the
+    nodes swapped before (the same ``swap``), and receives these.
+
+    The parser builds over real symbols and hands out plain ones
+    (``parse.sympy_text.builder._to_plain``); the checker rebinds the
+    variable to the real symbol (``prepare.real.bind_real``): one tree, as
+    it was built, both ways.
+
+    >>> x, r = sp.Symbol("x"), sp.Symbol("x", real=True)
+    >>> swap_leaves(sp.sin(-x, evaluate=False), lambda s: r if s == x else s, {})
+    sin(-x)
+    """
+    def rebuild(node: sp.Basic) -> sp.Basic:
+        done = memo.get(node)
+        if done is not None:
+            return done
+        if not node.args:
+            out = swap(node)
+        else:
+            args = tuple(rebuild(a) for a in node.args)
+            if all(new is old for new, old in zip(args, node.args, strict=True)):
+                out = node
+            elif isinstance(node, _AS_BUILT):
+                out = node.func(*args, evaluate=False)
+            else:
+                out = node.func(*args)
+        memo[node] = out
+        return out
+
+    return rebuild(expr)

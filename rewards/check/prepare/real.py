@@ -18,6 +18,7 @@ from ..context import Check
 from ..errors import ParseFailure
 from ..limits import CAPS
 from ..result import Shown, Verdict
+from ..walk import swap_leaves
 from .piecewise import piecewise_refusal
 
 
@@ -49,31 +50,9 @@ def bind_real(expr: sp.Expr, names: Iterable[str]) -> sp.Expr:
         if len(_REBOUND) >= CAPS.rebound_name_sets:
             _REBOUND.clear()
         memo = _REBOUND[frozenset(names)] = {}
-
-    def rebind(node: sp.Basic) -> sp.Basic:
-        done = memo.get(node)
-        if done is not None:
-            return done
-        if node in real:
-            out = real[node]
-        elif not node.args:
-            out = node
-        else:
-            args = tuple(rebind(a) for a in node.args)
-            if all(new is old for new, old in zip(args, node.args, strict=True)):
-                out = node
-            elif isinstance(node, _AS_BUILT):
-                out = node.func(*args, evaluate=False)
-            else:  # Piecewise, relations, ...: built as xreplace builds them
-                out = node.func(*args)
-        memo[node] = out
-        return out
-
-    return rebind(expr)
+    return swap_leaves(expr, lambda leaf: real.get(leaf, leaf), memo)
 
 
-# What _to_plain rebuilds without evaluating, and so what is rebuilt here so.
-_AS_BUILT = (sp.Add, sp.Mul, sp.Pow, sp.Function)
 # Nodes rebound before, by the names rebound (cleared when full). A group's
 # answers share terms: each is rebuilt once, and its SymPy assumptions,
 # kept on the node, are worked out once (a node built again asks them again).

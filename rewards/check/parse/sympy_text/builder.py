@@ -11,6 +11,7 @@ import sympy
 
 from ...errors import ParseFailure
 from ...limits import ANSWER, CAPS, INTEGRAND, Limits
+from ...walk import swap_leaves
 from ..names import (
     GREEK_NAMES,
     is_constant_name,
@@ -531,28 +532,11 @@ def _to_plain(expr: sympy.Expr) -> sympy.Expr:
     """
     # Kept across parses, like the built terms (a group's answers share
     # them): each is swapped once. Cleared when full.
-    memo = _PLAIN
-    if len(memo) > CAPS.plain_nodes:
-        memo.clear()
+    if len(_PLAIN) > CAPS.plain_nodes:
+        _PLAIN.clear()
+    return swap_leaves(expr, _plain_symbol, _PLAIN)
 
-    def rebuild(e: sympy.Basic) -> sympy.Basic:
-        done = memo.get(e)
-        if done is not None:
-            return done
-        if e.is_Symbol:
-            out = sympy.Symbol(e.name)
-        elif not e.args:
-            out = e
-        else:
-            args = tuple(rebuild(a) for a in e.args)
-            if all(new is old for new, old in zip(args, e.args, strict=True)):
-                out = e
-            elif isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function)):
-                out = e.func(*args, evaluate=False)
-            else:  # no other node types are built here; keep it correct anyway
-                out = e.func(*args)
-        memo[e] = out
-        return out
 
-    return rebuild(expr)
+def _plain_symbol(leaf: sympy.Basic) -> sympy.Basic:
+    return sympy.Symbol(leaf.name) if leaf.is_Symbol else leaf
 

@@ -23,7 +23,8 @@ from .piecewise import piecewise_refusal
 
 
 def bind_real(expr: sp.Expr, names: Iterable[str]) -> sp.Expr:
-    """Rebind the symbols of these names to ``Symbol(name, real=True)``.
+    """Rebind the symbols of these names to their real symbols
+    (:func:`real_parameters`: ``Symbol(name, real=True)``, as the parser builds).
 
     Without ``real=True``, ``diff(log(Abs(x)), x)`` returns unevaluated
     ``re``/``im`` derivatives instead of ``sign(x)/Abs(x)``, which makes every
@@ -41,15 +42,16 @@ def bind_real(expr: sp.Expr, names: Iterable[str]) -> sp.Expr:
     plain symbols, which assume less than real ones: it is the same
     function of a real variable, as written.
     """
-    names = set(names)
-    real = {s: sp.Symbol(s.name, real=True) for s in expr.free_symbols if s.name in names}
+    symbols = real_parameters(tuple(names))
+    real = {s: symbols[s.name] for s in expr.free_symbols if s.name in symbols}
     if not real:
         return expr
-    memo = _REBOUND.get(frozenset(names))
+    key = frozenset(symbols)
+    memo = _REBOUND.get(key)
     if memo is None or len(memo) > CAPS.rebound_nodes:
         if len(_REBOUND) >= CAPS.rebound_name_sets:
             _REBOUND.clear()
-        memo = _REBOUND[frozenset(names)] = {}
+        memo = _REBOUND[key] = {}
     return swap_leaves(expr, lambda leaf: real.get(leaf, leaf), memo)
 
 

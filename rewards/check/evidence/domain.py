@@ -43,6 +43,7 @@ import sympy as sp
 from ..function_facts import FACTS, REAL_WHERE_FINITE
 from ..limits import CAPS
 from ..timebox import Deadline, within
+from . import real_balls
 from .lambdify import compile_expr
 from .points import (
     Breakpoints,
@@ -362,17 +363,43 @@ def _sample(answer: sp.Expr, integrand: sp.Expr, x: sp.Symbol, rng: random.Rando
 
 class _PointValues:
     """F (as written, real analysis) at one real point where the integrand
-    is real: its value, ``None`` where F is undefined there, or TOO_LARGE
-    (also where f is not real or too large: the point says nothing). Each
-    value is retried with more digits before it counts as undefined."""
+    is real: its value (REAL where balls settled it), ``None`` where F is
+    undefined there, or TOO_LARGE (also where f is not real or too large:
+    the point says nothing). Balls settle most points for the exact values
+    (:mod:`.real_balls`); elsewhere each value is retried with more digits
+    before it counts as undefined."""
 
     def __init__(self, answer: sp.Expr, integrand: sp.Expr, symbol: str,
                  parameters: dict[str, Any], deadline: Deadline, dps: int) -> None:
         self.f_value = RealEvaluator(integrand, real_values=True)
         self.F_value = RealEvaluator(answer)
         self.symbol, self.deadline, self.dps = symbol, deadline, dps
+        self._balls: tuple[Any, Any] | None = None
         with mp.workdps(dps):
             self.params = {name: mp.mpf(str(v)) for name, v in parameters.items()}
+
+    def _on_balls(self, values: dict[str, Any]) -> Any:
+        """This point's answer settled for the exact values on balls
+        (:mod:`.real_balls`): F's value, UNDEFINED or TOO_LARGE, as below;
+        UNKNOWN where the balls cannot tell."""
+        if self._balls is None:
+            self._balls = (real_balls.compile_real(self.f_value.expr),
+                           real_balls.compile_real(self.F_value.expr))
+        f_fn, F_fn = self._balls
+        env = real_balls.point(values) if f_fn is not None and F_fn is not None else None
+        if env is None:
+            return real_balls.UNKNOWN
+        f_at = real_balls.value_at(f_fn, env)
+        if f_at is real_balls.UNKNOWN:
+            return f_at
+        if f_at is real_balls.UNDEFINED or f_at is real_balls.TOO_LARGE:
+            return TOO_LARGE
+        F_at = real_balls.value_at(F_fn, env)
+        if F_at is real_balls.TOO_LARGE:
+            return TOO_LARGE
+        if F_at is real_balls.UNKNOWN or F_at is real_balls.UNDEFINED:
+            return F_at
+        return REAL
 
     def _at(self, fn: Callable[..., Any], digits: int, point: str) -> Any:
         with mp.workdps(digits):
@@ -384,6 +411,10 @@ class _PointValues:
         with mp.workdps(self.dps):
             t = mp.mpf(point)
             values = {self.symbol: t, **self.params}
+            # No time limit: arb's operations here are bounded (real_balls).
+            settled = self._on_balls(values)
+            if settled is not real_balls.UNKNOWN:
+                return None if settled is real_balls.UNDEFINED else settled
             f_at = within(CAPS.point_seconds, self.deadline, self.f_value, values)
             if f_at is not None and f_at is not TOO_LARGE and f_at == 0:
                 # 0, or only rounded to 0? (1 - coth(x)^2)^(3/2) is imaginary

@@ -228,22 +228,3 @@ def test_rubi_antiderivatives_differentiate_as_with_sympy():
             trusted += 1
             assert _max_gap(ours, sp.diff(rest, x)) < 1e-20, row["id"]
     assert trusted > 80  # most Rubi terms are elementary
-
-
-@pytest.mark.parametrize("base, exp", [
-    (sp.Symbol("x", real=True) + 1, sp.Rational(1, 2)),
-    (2 * sp.Symbol("x", real=True) - 3, sp.Integer(-2)),
-    (sp.sqrt(sp.Symbol("x", real=True)) + sp.Symbol("x", real=True) ** 2, sp.Rational(-3, 2)),
-    (sp.Symbol("x", real=True) + sp.oo, sp.Rational(1, 2)),   # a literal infinity: evaluated
-    (sp.Symbol("x", real=True) + sp.zoo, sp.Integer(-1)),
-    (1 + sp.sqrt(2), sp.Rational(1, 2)),                       # a number: evaluated
-    (3 + 4 * sp.I, sp.Rational(1, 2)),                         # SymPy takes this root
-    (sp.Symbol("x", real=True) + 1, sp.Integer(1)),
-    (sp.Symbol("x", real=True) + 1, sp.Integer(0)),
-    (sp.Symbol("x", real=True) + 1, sp.Symbol("x", real=True)),
-])
-def test_a_power_converted_back_is_the_power_sympy_builds(base, exp):
-    from rewards.check.prepare.symengine_diff import _power
-    built, expected = _power(base, exp), sp.Pow(base, exp)
-    assert built == expected and type(built) is type(expected)
-    assert built.args == expected.args

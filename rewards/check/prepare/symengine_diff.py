@@ -178,7 +178,7 @@ def _to_sympy(expr: Any, by_name: dict[str, sp.Symbol], memo: dict) -> sp.Expr:
     elif expr.is_Pow:
         base, exp = expr.args
         exp_ = _to_sympy(exp, by_name, memo)
-        out = sp.exp(exp_) if base == se.E else _power(_to_sympy(base, by_name, memo), exp_)
+        out = sp.exp(exp_) if base == se.E else sp.Pow(_to_sympy(base, by_name, memo), exp_)
     elif expr.is_Function and type(expr) in _SYMPY_FUNCTIONS:
         out = _SYMPY_FUNCTIONS[type(expr)](*[_to_sympy(a, by_name, memo) for a in expr.args])
     elif not expr.free_symbols:
@@ -187,21 +187,6 @@ def _to_sympy(expr: Any, by_name: dict[str, sp.Symbol], memo: dict) -> sp.Expr:
         raise ValueError(f"no SymPy copy of {type(expr).__name__}")
     memo[expr] = out
     return out
-
-
-_INFINITIES = (sp.S.Infinity, sp.S.NegativeInfinity, sp.S.ComplexInfinity, sp.S.NaN)
-
-
-def _power(base: sp.Expr, exp: sp.Expr) -> sp.Expr:
-    """``sp.Pow(base, exp)``. A sum with a symbol in it to a rational power
-    other than 0 and 1 is one SymPy leaves as it is, after asking each term
-    of a two-term sum whether it is infinite (``Add._eval_power``), which
-    only a literal infinity is: assumption queries that were 6% of a
-    worker's time. Such a power is built as SymPy would leave it."""
-    if (base.is_Add and exp.is_Rational and exp is not sp.S.Zero and exp is not sp.S.One
-            and not base.is_number and not base.has(*_INFINITIES)):
-        return sp.Pow(base, exp, evaluate=False)
-    return sp.Pow(base, exp)
 
 
 if se is not None:

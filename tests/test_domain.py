@@ -344,3 +344,35 @@ def test_the_vectorized_root_scan_finds_what_the_point_by_point_scan_finds(g, mo
     found = points_module._numeric_roots(g, x, Deadline(30))
     monkeypatch.setattr(points_module, "_grid_signs", lambda g, x: None)
     assert found == points_module._numeric_roots(g, x, Deadline(30))
+
+
+BRANCHING = [
+    # (answer, integrand, verdict): wrong on the line, right on it, and right
+    # where it is real with another branch off it.
+    (r"2\sqrt{x^2 - 1}", "x/sqrt(x**2 - 1)", Verdict.WRONG),
+    (r"-\sqrt{1 - x^2} + x", "x/sqrt(1 - x**2)", Verdict.WRONG),
+    (r"\ln|x| + \sqrt{x}", "1/x + 1/(2*sqrt(x))", Verdict.CORRECT),
+    (r"\ln(x - 1)", "1/(x - 1)", Verdict.CORRECT),
+    (r"\cosh^{-1}(x)", "1/sqrt(x**2 - 1)", Verdict.CORRECT),
+    (r"(1 - 2x)^{5/2}", "-5*(1 - 2*x)**(3/2)", Verdict.CORRECT),
+    (r"(1 - 2x)^{5/2}", "-5*(1 - 2*x)**(3/2) + 1", Verdict.WRONG),
+]
+
+
+@pytest.mark.parametrize("answer, integrand, verdict", BRANCHING)
+def test_the_line_looked_at_first_when_doubles_differ_changes_no_verdict(
+        answer, integrand, verdict, monkeypatch):
+    from rewards.check.evidence.numeric import NumericComparer
+    first = check(answer, integrand)
+    monkeypatch.setattr(NumericComparer, "differs_in_doubles", lambda self: False)
+    before = check(answer, integrand)
+    assert first.verdict is before.verdict is verdict
+    assert (first.stage, first.reason) == (before.stage, before.reason)
+
+
+def test_a_branching_wrong_answer_is_rejected_without_the_complex_digits():
+    result = check(r"2\sqrt{x^2 - 1}", "x/sqrt(x**2 - 1)")
+    screen = next(s for s in result.stages if s.stage == "numeric_screen").data
+    assert screen["complex_screen"].startswith("not run")
+    assert screen["real_spread"]["mode"] == "real"
+    assert result.detail["worst_rel_residual"] == screen["real_spread"]["worst_rel_residual"]

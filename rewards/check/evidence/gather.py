@@ -148,10 +148,25 @@ class Evidence:
             return comparer, self._real_screen(comparer, domain)
         points, self.scaled = self._complex_sample()
         comparer = self._comparer(list(points))
+        branching = may_branch(self.derivative) or may_branch(self.integrand)
+        spread_looked = False
+        if branching and comparer.differs_in_doubles():
+            # Where a branch may explain a difference at the complex points,
+            # one there sends the screen to the real line below whatever its
+            # digits confirm. When doubles already show one, the real line's
+            # first look comes first: a wrong answer is rejected there without
+            # the complex points' 30- and 60-digit values. Only when it is
+            # not does the complex screen run, and everything after it as before.
+            rejected = self._spread_rejection()
+            if rejected is not None:
+                return comparer, {"mode": "complex", "decision": "nonzero",
+                                  "worst_rel_residual": rejected["worst_rel_residual"],
+                                  "real_fallback": "nonzero", "real_spread": rejected,
+                                  "complex_screen": "not run: doubles differ"}
+            spread_looked = True
         screen = comparer.screen()
         if screen["decision"] in ("nonzero", "inconclusive") and (
-                not screen.get("near_point")
-                or may_branch(self.derivative) or may_branch(self.integrand)):
+                not screen.get("near_point") or branching):
             # A correct real-line answer can sit on another branch of sqrt/log
             # than the integrand off the real axis: judge it on the real line,
             # where both are real (breakpoints and both sides of them sampled).
@@ -159,14 +174,7 @@ class Evidence:
             # differ on the line too; far out, the difference may be a
             # cancellation the screen's digits did not resolve (1 - tanh(z)^2
             # at Re z = 300 needs 260 of them).
-            # Generic real points first: a wrong answer (the usual reason for
-            # a complex mismatch) fails there, without the breakpoint search,
-            # and mostly on the first point tried, where F and f are real:
-            # the rule is applied at that point alone before at all of them.
-            spread, owed = spread_sample(self.written, self.parsed_integrand, self.symbol,
-                                         self._parameters(), random.Random(self.seed ^ 3),
-                                         self.deadline)
-            rejected = self._comparer(spread).first_look_rejection(owed)
+            rejected = None if spread_looked else self._spread_rejection()
             if rejected is not None:
                 screen["real_fallback"] = "nonzero"
                 return comparer, {**screen, "decision": "nonzero", "real_spread": rejected}
@@ -205,6 +213,17 @@ class Evidence:
                 self.on_real_line = True
                 return real, {**real_screen, "complex_decision": screen["decision"]}
         return comparer, screen
+
+    def _spread_rejection(self) -> dict[str, Any] | None:
+        """The real line's first look: generic real points, where a wrong
+        answer (the usual reason for a complex mismatch) fails without the
+        breakpoint search, and mostly on the first point tried where F and f
+        are real (the domain rule is applied at that point alone before at
+        all of them). The rejection record, or ``None``."""
+        spread, owed = spread_sample(self.written, self.parsed_integrand, self.symbol,
+                                     self._parameters(), random.Random(self.seed ^ 3),
+                                     self.deadline)
+        return self._comparer(spread).first_look_rejection(owed)
 
     @staticmethod
     def _real_screen(comparer: NumericComparer, domain: DomainReport) -> dict[str, Any]:

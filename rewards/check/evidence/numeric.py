@@ -395,6 +395,20 @@ class NumericComparer:
         k = max(first, key=lambda i: first[i])
         return self._rejects_at(k, low, high, first[k], len(first))
 
+    def differs_in_doubles(self) -> bool:
+        """Whether the first look (:meth:`_first_look`) has a point to test:
+        F' and f clearly differ in doubles at a point within ``FAR_OUT``."""
+        if self._compiled is None:
+            return False
+        try:
+            values = [(complex(float(re_), float(im_)), im_ == "0") for re_, im_ in self.points]
+            params = [float(v) for v in self._compiled.param_values]
+        except (OverflowError, ValueError):
+            return False
+        found = suspects(self._compiled.derivative, self._compiled.integrand,
+                         self._compiled.args, values, params, self.real_only)
+        return any(self._size(k) <= FAR_OUT for k in found)
+
     def first_look_rejection(self, owed: Callable[[int], bool]) -> dict[str, Any] | None:
         """The first look's rejection (:meth:`_first_look`) on points whose
         usability is decided only when one is tried, by ``owed(index)``;

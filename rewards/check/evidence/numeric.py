@@ -398,16 +398,23 @@ class NumericComparer:
     def differs_in_doubles(self) -> bool:
         """Whether the first look (:meth:`_first_look`) has a point to test:
         F' and f clearly differ in doubles at a point within ``FAR_OUT``."""
+        indices = list(range(len(self.points)))
+        return any(self._size(indices[j]) <= FAR_OUT for j in self._suspects(indices))
+
+    def _suspects(self, indices: list[int]) -> list[int]:
+        """:func:`.first_look.suspects` at the points ``indices`` (positions
+        in that list, the clearest difference first); empty when nothing
+        can be said (no compiled F', a point or value past a double)."""
         if self._compiled is None:
-            return False
+            return []
         try:
-            values = [(complex(float(re_), float(im_)), im_ == "0") for re_, im_ in self.points]
+            values = [(complex(float(self.points[i][0]), float(self.points[i][1])),
+                       self.points[i][1] == "0") for i in indices]
             params = [float(v) for v in self._compiled.param_values]
         except (OverflowError, ValueError):
-            return False
-        found = suspects(self._compiled.derivative, self._compiled.integrand,
-                         self._compiled.args, values, params, self.real_only)
-        return any(self._size(k) <= FAR_OUT for k in found)
+            return []
+        return suspects(self._compiled.derivative, self._compiled.integrand,
+                        self._compiled.args, values, params, self.real_only)
 
     def first_look_rejection(self, owed: Callable[[int], bool]) -> dict[str, Any] | None:
         """The first look's rejection (:meth:`_first_look`) on points whose
@@ -430,15 +437,8 @@ class NumericComparer:
             indices = list(range(len(self.points)))
         if owed is not None:
             self.usable = set()  # filled with the points found owed, as they are tried
-        try:
-            values = [(complex(float(self.points[i][0]), float(self.points[i][1])),
-                       self.points[i][1] == "0") for i in indices]
-            params = [float(v) for v in self._compiled.param_values]
-        except (OverflowError, ValueError):
-            return None
         tried = 0
-        for j in suspects(self._compiled.derivative, self._compiled.integrand,
-                          self._compiled.args, values, params, self.real_only):
+        for j in self._suspects(indices):
             k = indices[j]
             if self._size(k) > FAR_OUT:
                 continue

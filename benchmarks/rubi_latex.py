@@ -544,6 +544,18 @@ def make_report(summaries: list[dict[str, Any]], stages: dict[str, Any] | None,
         lines.append(f"- {labels.get('ours/default', 'ours/default')} / 1 worker: "
                      f"**{default['cps'] / one['cps']:.2f}x** completions/s on {cpus} CPU(s) "
                      f"(target: >= 1.8x with 2 workers in issue 27)")
+    scaling = (by.get("ours/scaling") or {}).get("scaling")
+    if scaling and scaling["ratios"]:
+        ratios = sorted(scaling["ratios"])
+        from .throughput import SCALING_ORDER
+
+        order = ", ".join(map(str, SCALING_ORDER))
+        lines.append(f"- 2 workers / 1 worker, fresh pools alternating in one process "
+                     f"({order}; each warmed, then timed on the batch): "
+                     + ", ".join(f"{r:.2f}x" for r in scaling["ratios"])
+                     + f" (median **{ratios[len(ratios) // 2]:.2f}x**; 1 worker "
+                     + ", ".join(f"{w:.2f}" for w in scaling["w1_s"]) + " s, 2 workers "
+                     + ", ".join(f"{w:.2f}" for w in scaling["w2_s"]) + " s)")
     floor = by.get("ours/sequential")
     if floor and default and default["wall_s"]:
         lines.append(f"- the sequential floor (every completion in-process, no pool, no dedup, "

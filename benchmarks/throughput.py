@@ -38,6 +38,9 @@ integrands x 8 ``sympy.latex`` answer forms, scored by
   on the same chat-style completions, against ``$sympy.latex(F) + C$``;
 * ``ours/stages``: ``check_antiderivative(..., input_kind="response")`` over the
   distinct checks, sequential, in-process: the per-stage and per-rung tables;
+* ``ours/scaling``: fresh pools of 1 and 2 workers alternating in one process
+  (:data:`SCALING_ORDER`), each warmed and timed on the first batch: 2 workers
+  over 1 without the drift between two configurations' processes;
 
 and reported as completions/s, the ratio ours/TRL, p50/p99 per fresh check,
 accepted correct forms and false accepts, per form, per stage and per rung.
@@ -75,10 +78,15 @@ PEER_CONFIGS = ("trl_math_verify/in-process", "trl_math_verify/w2", "reasoning_g
 # The rubi-latex source's own: the sequential floor and one worker (the
 # curve issue 27 asks for in one run), the reward as trained (default workers
 # = the available cores), TRL's accuracy_reward on the chat-style
-# completions, and the sequential per-stage pass
-# (:func:`benchmarks.rubi_latex.stage_pass`).
+# completions, the sequential per-stage pass
+# (:func:`benchmarks.rubi_latex.stage_pass`), and 2 workers over 1 with fresh
+# pools alternating in one process (``ours/scaling``).
 RUBI_LATEX_CONFIGS = ("ours/sequential", "ours/w1", "ours/default", "ours/default+cache",
-                      "trl_math_verify/chat", "ours/stages")
+                      "trl_math_verify/chat", "ours/stages", "ours/scaling")
+# The pool sizes ``ours/scaling`` times, in this order: each size as often
+# first as second, so a machine that speeds up or slows down over the run
+# weighs on both alike.
+SCALING_ORDER = (1, 2, 2, 1, 1, 2)
 ALL_CONFIGS = OURS_CONFIGS + PEER_CONFIGS
 DEFAULT_CONFIGS = {"rgym": ALL_CONFIGS, "rubi": ALL_CONFIGS, "rubi-latex": RUBI_LATEX_CONFIGS}
 DEFAULT_BATCHES = {"rgym": 3, "rubi": 3, "rubi-latex": 1}
@@ -387,6 +395,47 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
                 walls.append(time.perf_counter() - started)
                 cpu.append(_cpu_delta(cpu0))
                 bounds.append(len(batch) * (timeout_s + 0.5))
+        elif config == "ours/scaling":
+            # The configurations above run one after the other, each in its own
+            # process, and this machine's speed drifts between them (by a third
+            # within an hour): their 1- and 2-worker walls compare two moments.
+            # Here fresh pools of 1 and 2 workers alternate in one process, each
+            # warmed on the warm-up batch and timed on the first batch.
+            from rewards import AntiderivativeReward
+
+            batch = batches[0]
+            args = ([_completion(r) for r in batch], [r["integrand"] for r in batch],
+                    [r["symbol"] for r in batch])
+            timed: dict[int, list[float]] = {1: [], 2: []}
+            for workers in SCALING_ORDER:
+                reward = AntiderivativeReward(workers=workers, timeout_s=timeout_s, cache_size=0)
+                try:
+                    if warmup:
+                        reward.score([_completion(r) for r in warmup],
+                                     [r["integrand"] for r in warmup],
+                                     [r["symbol"] for r in warmup])
+                    else:
+                        reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])
+                    cpu0 = cpu_split()
+                    started = time.perf_counter()
+                    outcomes = reward.score(*args)
+                    timed[workers].append(time.perf_counter() - started)
+                finally:
+                    reward.close()
+                if workers == 2 and not walls:
+                    # The first 2-worker pass stands for the configuration's row.
+                    walls.append(timed[2][-1])
+                    cpu.append(_cpu_delta(cpu0))
+                    checked = [o for o in outcomes
+                               if o.extracted is not None and not o.cached and o.result]
+                    bounds.append(_pool_bound(len(checked), 2, timeout_s))
+                    for o in outcomes:
+                        verdicts[o.verdict or "UNJUDGED"] += 1
+                        accepted.append(o.verdict == "CORRECT")
+                    latencies.extend(o.result.total_ms for o in checked)
+            extra["scaling"] = {"w1_s": timed[1], "w2_s": timed[2],
+                                "ratios": [a / b for a, b in zip(timed[1], timed[2],
+                                                                 strict=True)]}
         elif method == "ours":
             from rewards import AntiderivativeReward
             from rewards.reward.metrics import batch_metrics
@@ -542,6 +591,8 @@ def summarize(result: dict[str, Any], batches: list[list[dict[str, Any]]] | None
             per_form[r["form"]][0] += bool(ok)
             per_form[r["form"]][1] += 1
         extra["per_form"] = dict(per_form)
+    if result.get("scaling"):
+        extra["scaling"] = result["scaling"]
     if result.get("stages"):
         extra["stages"] = result["stages"]
         extra["accuracy"] = _stage_accuracy(result["stages"]["records"])
@@ -574,7 +625,8 @@ def _label(config: str) -> str:
              "default": "as trained (default workers), no cache",
              "default+cache": "as trained (default workers) + cache",
              "chat": "in-process, chat completions (as TRL calls it)",
-             "stages": "sequential per-stage pass (distinct checks)"}
+             "stages": "sequential per-stage pass (distinct checks)",
+             "scaling": "2 workers, first pass of the 1 / 2 alternation (see below)"}
     return f"{METHOD_LABELS.get(method, method)}: {names.get(mode, mode)}"
 
 

@@ -390,6 +390,21 @@ def test_throughput_config_scores_the_batch(tmp_path: Path):
     assert s["completions"] == 2 and s["peak_rss_mb"] > 0 and s["max_wall_over_bound"] < 1
 
 
+@pytest.mark.slow
+def test_scaling_alternates_fresh_pools_of_one_and_two_workers():
+    from benchmarks.throughput import SCALING_ORDER, run_config, summarize
+
+    batch = [{"completion": r"\boxed{x^3/3}", "integrand": "x**2", "symbol": "x"},
+             {"completion": r"\boxed{2x^3}", "integrand": "x**2", "symbol": "x"}]
+    result = run_config("ours/scaling", [batch], timeout_s=10.0)
+    scaling = summarize(result)["scaling"]
+    assert len(scaling["w1_s"]) == SCALING_ORDER.count(1) == len(scaling["ratios"])
+    assert len(scaling["w2_s"]) == SCALING_ORDER.count(2)
+    assert all(r > 0 for r in scaling["ratios"])
+    # One pass's verdicts (the first 2-worker one), not one per pass.
+    assert result["verdicts"] == {"CORRECT": 1, "WRONG": 1}
+
+
 # --- the real data (optional) ------------------------------------------------------------
 
 @pytest.mark.data

@@ -420,12 +420,13 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
                     started = time.perf_counter()
                     outcomes = reward.score(*args)
                     timed[workers].append(time.perf_counter() - started)
+                    used = _cpu_delta(cpu0)  # while the workers are there to ask
                 finally:
                     reward.close()
                 if workers == 2 and not walls:
                     # The first 2-worker pass stands for the configuration's row.
                     walls.append(timed[2][-1])
-                    cpu.append(_cpu_delta(cpu0))
+                    cpu.append(used)
                     checked = [o for o in outcomes
                                if o.extracted is not None and not o.cached and o.result]
                     bounds.append(_pool_bound(len(checked), 2, timeout_s))

@@ -314,6 +314,16 @@ def _trl_solution(row: dict[str, Any]) -> str:
     return _dollars(_sympy_to_latex(row["reference"], row["symbol"]))
 
 
+def _warm(reward: Any, warmup: list[dict[str, Any]] | None) -> None:
+    """The reward's untimed first call: the warm-up batch, or a few trivial
+    checks (the pool started, its workers' imports and caches warm)."""
+    if warmup:
+        reward.score([_completion(r) for r in warmup], [r["integrand"] for r in warmup],
+                     [r["symbol"] for r in warmup])
+    else:
+        reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])
+
+
 def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: float,
                warmup: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Score every batch with one configuration, in this process (and its
@@ -410,12 +420,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
             for workers in SCALING_ORDER:
                 reward = AntiderivativeReward(workers=workers, timeout_s=timeout_s, cache_size=0)
                 try:
-                    if warmup:
-                        reward.score([_completion(r) for r in warmup],
-                                     [r["integrand"] for r in warmup],
-                                     [r["symbol"] for r in warmup])
-                    else:
-                        reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])
+                    _warm(reward, warmup)
                     cpu0 = cpu_split()
                     started = time.perf_counter()
                     outcomes = reward.score(*args)
@@ -449,12 +454,7 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
             n_workers = reward.runtime_stats()["workers"]
             extra["workers"] = n_workers
             try:
-                if warmup:
-                    reward.score([_completion(r) for r in warmup],
-                                 [r["integrand"] for r in warmup],
-                                 [r["symbol"] for r in warmup])
-                else:
-                    reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])
+                _warm(reward, warmup)
                 for batch in batches:
                     completions = [_completion(r) for r in batch]
                     cpu0 = cpu_split()

@@ -85,6 +85,12 @@ def test_what_balls_cannot_settle_is_left_to_the_mpmath_reading(expr, at):
     assert _settle(expr, at) is real_balls.UNKNOWN
 
 
+def test_a_symbol_without_a_value_is_left_to_the_mpmath_reading():
+    fn = real_balls.compile_real(sp.log(x + a))
+    with mp.workdps(20):
+        assert real_balls.value_at(fn, real_balls.point({"x": mp.mpf(2)})) is real_balls.UNKNOWN
+
+
 @pytest.mark.parametrize("expr", [
     sp.erf(x), sp.floor(x), sp.Piecewise((x, x > 0), (-x, True)), sp.Function("g")(x),
     sp.EulerGamma * x, sp.I * sp.log(x),

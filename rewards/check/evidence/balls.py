@@ -114,20 +114,21 @@ def evaluate(functions: Sequence[Callable[..., Any]], point: Any,
 def to_mpmath(value: Any) -> Any:
     """The midpoint of a ball: an mpf when its imaginary part is exactly 0
     (as mpmath returns a real result for a real one), else an mpc."""
-    real = _mpf(value.real.mid())
+    real = arb_mpf(value.real.mid())
     if value.imag.is_exact() and value.imag.is_zero():
         return real
-    return mp.mpc(real, _mpf(value.imag.mid()))
+    return mp.mpc(real, arb_mpf(value.imag.mid()))
 
 
 def _exact(value: Any) -> Any:
     """An mpmath number as the acb of the same binary value."""
     if isinstance(value, mp.mpc):
-        return acb(_arb(value.real), _arb(value.imag))
-    return acb(_arb(mp.mpf(value)))
+        return acb(exact_arb(value.real), exact_arb(value.imag))
+    return acb(exact_arb(mp.mpf(value)))
 
 
-def _arb(value: Any) -> Any:
+def exact_arb(value: Any) -> Any:
+    """An mpf as the arb of the same binary value (exact, radius 0)."""
     sign, man, exp, _ = value._mpf_
     if not man:
         if value != 0:
@@ -136,9 +137,10 @@ def _arb(value: Any) -> Any:
     return arb((-int(man) if sign else int(man), int(exp)))
 
 
-def _mpf(value: Any) -> Any:
+def arb_mpf(value: Any) -> Any:
+    """An exact arb (a midpoint, an end) as the mpf of the same binary value."""
     man, exp = value.man_exp()
     return mp.mpf((int(man), int(exp)))
 
 
-__all__ = ["ball_function", "evaluate", "to_mpmath"]
+__all__ = ["arb_mpf", "ball_function", "evaluate", "exact_arb", "to_mpmath"]

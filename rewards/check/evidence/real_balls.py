@@ -43,6 +43,7 @@ import sympy as sp
 
 from ..function_facts import FACTS
 from ..limits import CAPS
+from .balls import arb_mpf, exact_arb
 
 try:
     from flint import arb, ctx
@@ -119,7 +120,7 @@ def point(values: dict[str, Any]) -> dict[str, Any] | None:
     that is not finite."""
     ctx.prec = mp.mp.prec
     try:
-        return {name: _exact(v) for name, v in values.items()}
+        return {name: exact_arb(mp.mpf(v)) for name, v in values.items()}
     except ValueError:
         return None
 
@@ -133,17 +134,9 @@ def value_at(fn: Closure, env: dict[str, Any]) -> Any:
         return UNDEFINED
     except _TooLarge:
         return TOO_LARGE
-    except (_Unknown, ZeroDivisionError, ValueError, OverflowError, TypeError):
+    except (_Unknown, ZeroDivisionError, ValueError, OverflowError, TypeError, KeyError):
+        # KeyError: a symbol without a value (RealEvaluator reads it as undefined).
         return UNKNOWN
-
-
-def _exact(value: Any) -> Any:
-    sign, man, exp, _ = mp.mpf(value)._mpf_
-    if not man:
-        if value != 0:
-            raise ValueError("not finite")
-        return arb(0)
-    return arb((-int(man) if sign else int(man), int(exp)))
 
 
 def _finite(value: Any) -> Any:
@@ -157,12 +150,7 @@ def _ends(value: Any) -> tuple[Any, Any, Any] | None:
     domain read off them (:data:`MIN_BITS`), as mpmath numbers; else None."""
     if not value.is_exact() and value.rel_accuracy_bits() < MIN_BITS:
         return None
-    return tuple(_mpf(v) for v in (value.lower(), value.mid(), value.upper()))
-
-
-def _mpf(value: Any) -> Any:
-    man, exp = value.man_exp()
-    return mp.mpf((int(man), int(exp)))
+    return tuple(arb_mpf(v) for v in (value.lower(), value.mid(), value.upper()))
 
 
 def _settled(test: Callable[[Any], bool], value: Any) -> bool:
@@ -224,7 +212,7 @@ class _Compiler:
             p, q = int(expr.p), int(expr.q)
             return lambda env: arb(p) / q
         if expr.is_Float:
-            exact = _exact(mp.mpf(expr._mpf_))
+            exact = exact_arb(mp.mpf(expr._mpf_))
             return lambda env: exact
         if expr is sp.pi:
             return lambda env: arb.pi()

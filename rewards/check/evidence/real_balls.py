@@ -13,24 +13,25 @@ balls at the same working precision, a few microseconds a point.
 A ball holds the exact value, so what it settles is settled for the exact
 value, not only at 20 digits:
 
-* a function's real domain (:attr:`Facts.real_domain
-  <rewards.check.function_facts.Facts.real_domain>`, the table's own
-  predicate) holds at the argument when it holds at the ball's two ends and
-  its middle, and fails when it fails at all three, for a ball narrower than
-  :data:`MIN_BITS` relative (the domains are intervals, their complements
-  and the points where a cosine or a sine vanishes: a ball that narrow can
-  hold a whole interval of neither, and a predicate that fails at three
-  points of it fails at an isolated point only when the ball is that point);
+* a function's real domain (``real_domain`` of
+  :class:`~rewards.check.function_facts.Facts`, the table's own predicate,
+  made of comparisons) holds for the exact argument when arb's comparisons
+  say it holds on the whole ball, and fails when it fails at the ball's two
+  ends and its middle, for a ball narrower than :data:`MIN_BITS` relative
+  (the domains are intervals and their complements: a ball that narrow holds
+  no whole interval of either); a function real wherever it is finite (tan,
+  coth) needs no predicate: a finite value on the ball excludes its poles;
 * a non-integer power of a base that is positive on the whole ball is
   defined, of one negative on the whole ball undefined;
 * an argument over the size limit on the whole ball is too large (the
   ``grows_fast`` functions, as ``RealEvaluator`` reads them).
 
 Anything it cannot settle (a ball that straddles the edge of a domain, a
-pole or zero of a power inside the ball, a node not mapped here: special,
-step and two-argument functions, ``Piecewise``, constants other than pi and
-e, an expression with ``i``) is :data:`UNKNOWN`, and ``RealEvaluator``
-decides as before. Without python-flint everything is ``UNKNOWN``.
+pole or zero of a power inside the ball, a periodic function of an argument
+past :data:`PERIODIC_BOUND`, a symbol without a value, a node not mapped
+here: special, step and two-argument functions, ``Piecewise``, constants
+other than pi and e, an expression with ``i``) is :data:`UNKNOWN`, and
+``RealEvaluator`` decides as before. Without python-flint everything is ``UNKNOWN``.
 """
 from __future__ import annotations
 

@@ -324,6 +324,34 @@ def _warm(reward: Any, warmup: list[dict[str, Any]] | None) -> None:
         reward.score([r"\boxed{x^2/2}"] * 4, ["x", "x**2", "x**3", "x**4"])
 
 
+def _timed_score(reward: Any, batch: list[dict[str, Any]]
+                 ) -> tuple[list[Any], float, tuple[float, float]]:
+    """One timed reward call, as TRL's call costs: ``score()`` and the batch
+    metrics (a trace is off here). The outcomes, the wall time, and the
+    (parent, workers) CPU time, read while the workers are there to ask."""
+    from rewards.reward.metrics import batch_metrics
+
+    completions = [_completion(r) for r in batch]
+    integrands, symbols = [r["integrand"] for r in batch], [r["symbol"] for r in batch]
+    cpu0 = cpu_split()
+    started = time.perf_counter()
+    outcomes = reward.score(completions, integrands, symbols)
+    batch_metrics(outcomes)
+    return outcomes, time.perf_counter() - started, _cpu_delta(cpu0)
+
+
+def _tally(outcomes: list[Any], workers: int, timeout_s: float, verdicts: Counter,
+           accepted: list[bool], latencies: list[float]) -> float:
+    """Count a timed call's outcomes into the configuration's verdicts,
+    acceptances and fresh-check latencies; returns the call's hard bound."""
+    checked = [o for o in outcomes if o.extracted is not None and not o.cached and o.result]
+    for o in outcomes:
+        verdicts[o.verdict or "UNJUDGED"] += 1
+        accepted.append(o.verdict == "CORRECT")
+    latencies.extend(o.result.total_ms for o in checked)
+    return _pool_bound(len(checked), workers, timeout_s)
+
+
 def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: float,
                warmup: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Score every batch with one configuration, in this process (and its
@@ -413,38 +441,25 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
             # warmed on the warm-up batch and timed on the first batch.
             from rewards import AntiderivativeReward
 
-            batch = batches[0]
-            args = ([_completion(r) for r in batch], [r["integrand"] for r in batch],
-                    [r["symbol"] for r in batch])
             timed: dict[int, list[float]] = {1: [], 2: []}
             for workers in SCALING_ORDER:
                 reward = AntiderivativeReward(workers=workers, timeout_s=timeout_s, cache_size=0)
                 try:
                     _warm(reward, warmup)
-                    cpu0 = cpu_split()
-                    started = time.perf_counter()
-                    outcomes = reward.score(*args)
-                    timed[workers].append(time.perf_counter() - started)
-                    used = _cpu_delta(cpu0)  # while the workers are there to ask
+                    outcomes, wall, used = _timed_score(reward, batches[0])
                 finally:
                     reward.close()
+                timed[workers].append(wall)
                 if workers == 2 and not walls:
                     # The first 2-worker pass stands for the configuration's row.
-                    walls.append(timed[2][-1])
+                    walls.append(wall)
                     cpu.append(used)
-                    checked = [o for o in outcomes
-                               if o.extracted is not None and not o.cached and o.result]
-                    bounds.append(_pool_bound(len(checked), 2, timeout_s))
-                    for o in outcomes:
-                        verdicts[o.verdict or "UNJUDGED"] += 1
-                        accepted.append(o.verdict == "CORRECT")
-                    latencies.extend(o.result.total_ms for o in checked)
+                    bounds.append(_tally(outcomes, 2, timeout_s, verdicts, accepted, latencies))
             extra["scaling"] = {"w1_s": timed[1], "w2_s": timed[2],
                                 "ratios": [a / b for a, b in zip(timed[1], timed[2],
                                                                  strict=True)]}
         elif method == "ours":
             from rewards import AntiderivativeReward
-            from rewards.reward.metrics import batch_metrics
 
             # default: RewardConfig's workers (None = the available cores).
             workers = None if mode.startswith("default") else 2 if mode.startswith("w2") else 1
@@ -456,24 +471,11 @@ def run_config(config: str, batches: list[list[dict[str, Any]]], timeout_s: floa
             try:
                 _warm(reward, warmup)
                 for batch in batches:
-                    completions = [_completion(r) for r in batch]
-                    cpu0 = cpu_split()
-                    started = time.perf_counter()
-                    # What TRL's call costs: __call__ is score() + batch
-                    # metrics (+ a trace, off here).
-                    outcomes = reward.score(completions,
-                                            [r["integrand"] for r in batch],
-                                            [r["symbol"] for r in batch])
-                    batch_metrics(outcomes)
-                    walls.append(time.perf_counter() - started)
-                    cpu.append(_cpu_delta(cpu0))
-                    checked = [o for o in outcomes
-                               if o.extracted is not None and not o.cached and o.result]
-                    bounds.append(_pool_bound(len(checked), n_workers, timeout_s))
-                    for o in outcomes:
-                        verdicts[o.verdict or "UNJUDGED"] += 1
-                        accepted.append(o.verdict == "CORRECT")
-                    latencies.extend(o.result.total_ms for o in checked)
+                    outcomes, wall, used = _timed_score(reward, batch)
+                    walls.append(wall)
+                    cpu.append(used)
+                    bounds.append(_tally(outcomes, n_workers, timeout_s, verdicts, accepted,
+                                         latencies))
             finally:
                 reward.close()
         elif mode == "in-process":

@@ -256,6 +256,7 @@ class NumericComparer:
         # Points found to say nothing (see _cancellation_far_out).
         self._dropped: set[int] = set()
         self._sizes: dict[int, Any] = {}
+        self._suspected: dict[tuple[int, ...], list[int]] = {}
         # A literal with d digits can hide a change of size 10^-d (inside a
         # function or a factor, where invisible_terms cannot see it): the
         # confirmation must resolve twice that (cos(10^-d) - 1 ~ 10^-2d).
@@ -398,13 +399,21 @@ class NumericComparer:
     def differs_in_doubles(self) -> bool:
         """Whether the first look (:meth:`_first_look`) has a point to test:
         F' and f clearly differ in doubles at a point within ``FAR_OUT``."""
-        indices = list(range(len(self.points)))
-        return any(self._size(indices[j]) <= FAR_OUT for j in self._suspects(indices))
+        return any(self._size(j) <= FAR_OUT
+                   for j in self._suspects(list(range(len(self.points)))))
 
     def _suspects(self, indices: list[int]) -> list[int]:
         """:func:`.first_look.suspects` at the points ``indices`` (positions
         in that list, the clearest difference first); empty when nothing
-        can be said (no compiled F', a point or value past a double)."""
+        can be said (no compiled F', a point or value past a double). Kept:
+        the screen asks again at the same points after ``differs_in_doubles``."""
+        key = tuple(indices)
+        found = self._suspected.get(key)
+        if found is None:
+            found = self._suspected[key] = self._find_suspects(indices)
+        return found
+
+    def _find_suspects(self, indices: list[int]) -> list[int]:
         if self._compiled is None:
             return []
         try:
